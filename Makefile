@@ -1,0 +1,49 @@
+# The one entry point. Needs only python3 (3.11+); uv is bootstrapped into .uv/ when missing.
+PYTHON ?= python3
+UV := $(shell command -v uv 2>/dev/null || echo .uv/bin/uv)
+export UV_PYTHON_DOWNLOADS := never
+export UV_PYTHON := $(shell command -v $(PYTHON))
+RUN := $(UV) run --frozen
+
+.PHONY: install run test lint format typecheck bench migration openapi clean
+
+$(UV):
+	$(PYTHON) -m venv .uv
+	.uv/bin/pip install --quiet uv
+
+.venv/.installed: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen
+	@touch $@
+
+install: .venv/.installed
+
+run: install ## migrate, seed a demo workspace when empty, serve on 127.0.0.1:8000
+	$(RUN) plumbline db upgrade
+	$(RUN) plumbline demo --if-empty
+	$(RUN) plumbline serve
+
+test: install
+	$(RUN) pytest $(PYTEST_ARGS)
+
+lint: install
+	$(RUN) ruff format --check src tests benchmarks
+	$(RUN) ruff check src tests benchmarks
+
+format: install
+	$(RUN) ruff format src tests benchmarks
+	$(RUN) ruff check --fix src tests benchmarks
+
+typecheck: install
+	$(RUN) mypy
+
+bench: install
+	$(RUN) python -m benchmarks
+
+migration: install ## make migration m="add punch items"
+	$(RUN) plumbline db revision "$(m)"
+
+openapi: install
+	$(RUN) plumbline openapi > openapi.json
+
+clean:
+	rm -rf .venv .uv var

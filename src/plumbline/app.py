@@ -1,0 +1,70 @@
+"""create_app(): middleware, error handlers, routers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
+
+from plumbline.api import api_router, auth_router, payments_router
+from plumbline.config import settings
+from plumbline.db import database
+from plumbline.errors import install_error_handlers
+from plumbline.kit.logging import configure_logging
+from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.openapi import build_openapi
+
+MiB = 1024 * 1024
+
+
+def body_limit(path: str) -> int | None:
+    """1 MiB JSON bodies, 8 MiB viewer state; storage uploads enforce their own limit."""
+    if path.startswith("/api/v1/storage/"):
+        return None
+    if path.endswith("/viewer-state"):
+        return 8 * MiB
+    return MiB
+
+
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    yield
+    await database.dispose()
+
+
+def create_app() -> FastAPI:
+    configure_logging(settings.log_level)
+    app = FastAPI(
+        title="Plumbline",
+        version="1.0.0",
+        openapi_url="/api/v1/openapi.json",
+        docs_url="/api/v1/docs",
+        redoc_url=None,
+        default_response_class=ORJSONResponse,
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.include_router(api_router)
+    app.include_router(auth_router)
+    app.include_router(payments_router)
+    app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
+    app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.origins,
+        allow_credentials=True,
+        allow_methods=["*"],
+        allow_headers=["*"],
+        expose_headers=[
+            "X-Request-Id",
+            "Link",
+            "RateLimit-Limit",
+            "RateLimit-Remaining",
+            "RateLimit-Reset",
+        ],
+    )
+    app.add_middleware(RequestContextMiddleware)
+    return app

@@ -1,0 +1,1 @@
+"""Who is calling: session user, project API key, public token, cron secret."""

@@ -1,0 +1,134 @@
+"""One dependency per caller kind. Each is marked so a test can prove every route declares one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyCookie, APIKeyHeader
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.auth.principal import Principal
+from plumbline.auth.session import COOKIE_NAME, on_response, session_from_cookie
+from plumbline.config import settings
+from plumbline.db import get_db
+from plumbline.errors import EmailNotVerified, Forbidden, NotConfigured, Unauthorized
+from plumbline.kit import clock, crypto, ratelimit
+from plumbline.models import ApiKey
+
+api_key_header = APIKeyHeader(name="x-api-key", auto_error=False, scheme_name="ApiKey")
+session_cookie = APIKeyCookie(name=COOKIE_NAME, auto_error=False, scheme_name="SessionCookie")
+cron_header = APIKeyHeader(name="x-service-cron-secret", auto_error=False, scheme_name="CronSecret")
+
+F = TypeVar("F", bound=Callable[..., Any])
+KEYS_ONLY_ON_PROJECTS = "API keys are accepted on project-scoped routes only"
+API_KEY_READS_PER_MINUTE = 600
+API_KEY_WRITES_PER_MINUTE = 120
+LAST_USED_PRECISION = timedelta(minutes=1)
+
+
+def principal_dependency(func: F) -> F:
+    """Marks a dependency as one that authenticates the caller."""
+    func.__plumbline_principal__ = True  # type: ignore[attr-defined]
+    return func
+
+
+async def _user(
+    request: Request, db: AsyncSession, cookie: str | None, *, verified: bool
+) -> Principal:
+    found = await session_from_cookie(db, request, cookie)
+    if found is None:
+        if request.headers.get("x-api-key"):
+            raise Forbidden(KEYS_ONLY_ON_PROJECTS, code="API_KEY_PROJECT")
+        raise Unauthorized()
+    session, user = found
+    if verified and settings.require_email_verification and not user.email_verified:
+        raise EmailNotVerified()
+    return Principal(user=user, session=session)
+
+
+@principal_dependency
+async def current_user(
+    request: Request,
+    db: Annotated[AsyncSession, Depends(get_db)],
+    cookie: Annotated[str | None, Security(session_cookie)] = None,
+) -> Principal:
+    return await _user(request, db, cookie, verified=True)
+
+
+@principal_dependency
+async def current_user_unverified(
+    request: Request,
+    db: Annotated[AsyncSession, Depends(get_db)],
+    cookie: Annotated[str | None, Security(session_cookie)] = None,
+) -> Principal:
+    return await _user(request, db, cookie, verified=False)
+
+
+async def api_key_principal(request: Request, db: AsyncSession, raw: str) -> Principal:
+    """Resolve an ``x-api-key``: 401 when unknown, revoked or expired; counts the rate limit."""
+    now = clock.now()
+    key = (
+        await db.execute(select(ApiKey).where(ApiKey.key_hash == crypto.sha256_hex(raw)))
+    ).scalar_one_or_none()
+    if key is None or key.revoked_at is not None or (key.expires_at and key.expires_at <= now):
+        raise Unauthorized("Invalid or revoked API key")
+    write = request.method not in ("GET", "HEAD", "OPTIONS")
+    verdict = await ratelimit.hit(
+        f"key:{key.id}:{'w' if write else 'r'}",
+        API_KEY_WRITES_PER_MINUTE if write else API_KEY_READS_PER_MINUTE,
+        60,
+    )
+    on_response(request, lambda r: r.headers.update(verdict.headers()))
+    if key.last_used_at is None or key.last_used_at < now - LAST_USED_PRECISION:
+        key.last_used_at = now
+    return Principal(api_key=key)
+
+
+@principal_dependency
+async def user_or_api_key(
+    request: Request,
+    db: Annotated[AsyncSession, Depends(get_db)],
+    cookie: Annotated[str | None, Security(session_cookie)] = None,
+    key: Annotated[str | None, Security(api_key_header)] = None,
+) -> Principal:
+    """A verified session user, or an API key (the caller checks its project and scope)."""
+    if key and not cookie:
+        return await api_key_principal(request, db, key)
+    return await _user(request, db, cookie, verified=True)
+
+
+def require_scope(principal: Principal, scope: str) -> None:
+    if principal.api_key is not None and scope not in principal.api_key.scopes:
+        raise Forbidden(f"API key missing scope: {scope}", code="API_KEY_SCOPE")
+
+
+def require_key_project(principal: Principal, project_id: str) -> None:
+    if principal.api_key is not None and principal.api_key.project_id != project_id:
+        raise Forbidden("This API key belongs to another project", code="API_KEY_PROJECT")
+
+
+@principal_dependency
+async def cron_caller(secret: Annotated[str | None, Security(cron_header)] = None) -> None:
+    """Internal automation: the ``x-service-cron-secret`` header, compared in constant time."""
+    if settings.cron_secret is None:
+        raise NotConfigured("PLUMBLINE_CRON_SECRET is not set")
+    if not secret or not crypto.constant_time_equals(
+        secret, settings.cron_secret.get_secret_value()
+    ):
+        raise Unauthorized()
+
+
+@principal_dependency
+async def public_caller() -> None:
+    """Routes whose credential is an opaque token in the path, or none at all."""
+
+
+CurrentUser = Annotated[Principal, Depends(current_user)]
+CurrentUserUnverified = Annotated[Principal, Depends(current_user_unverified)]
+UserOrApiKey = Annotated[Principal, Depends(user_or_api_key)]
+Cron = Depends(cron_caller)
+Public = Depends(public_caller)

@@ -1,0 +1,139 @@
+"""The Permission enum and the role map of PRODUCT §4."""
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    SUPER_ADMIN = "SUPER_ADMIN"
+    ADMIN = "ADMIN"
+    MANAGER = "MANAGER"
+    MEMBER = "MEMBER"
+
+
+class ProjectRole(StrEnum):
+    CLIENT = "CLIENT"
+    CONTRACTOR = "CONTRACTOR"
+    SUBCONTRACTOR = "SUBCONTRACTOR"
+
+
+ROLE_RANK = {Role.MEMBER: 1, Role.MANAGER: 2, Role.ADMIN: 3, Role.SUPER_ADMIN: 4}
+
+
+class Permission(StrEnum):
+    WORKSPACE_UPDATE = "workspace:update"
+    WORKSPACE_DELETE = "workspace:delete"
+    BILLING_MANAGE = "billing:manage"
+    MEMBERS_MANAGE = "members:manage"
+    PROJECT_CREATE = "project:create"
+    PROJECT_READ = "project:read"
+    PROJECT_UPDATE = "project:update"
+    PROJECT_DELETE = "project:delete"
+    API_KEYS_MANAGE = "api-keys:manage"
+    AUDIT_READ = "audit:read"
+    AUDIT_EXPORT = "audit:export"
+    RECORDS_READ = "records:read"
+    RECORDS_WRITE = "records:write"
+    RECORDS_DELETE_ANY = "records:delete-any"
+    RECORDS_DELETE_OWN = "records:delete-own"
+    RECORDS_CLOSE = "records:close"
+    FILES_READ = "files:read"
+    FILES_UPLOAD = "files:upload"
+    FILES_MANAGE = "files:manage"
+    OM_SETUP = "om:setup"
+    OM_WORK = "om:work"
+    SCHEDULE_WRITE = "schedule:write"
+    MATERIALS_WRITE = "materials:write"
+
+
+_MEMBER = {
+    Permission.PROJECT_READ,
+    Permission.RECORDS_READ,
+    Permission.RECORDS_WRITE,
+    Permission.RECORDS_DELETE_OWN,
+    Permission.FILES_READ,
+    Permission.FILES_UPLOAD,
+    Permission.OM_WORK,
+}
+_MANAGER = _MEMBER | {
+    Permission.PROJECT_CREATE,
+    Permission.PROJECT_UPDATE,
+    Permission.AUDIT_READ,
+    Permission.RECORDS_DELETE_ANY,
+    Permission.RECORDS_CLOSE,
+    Permission.FILES_MANAGE,
+    Permission.OM_SETUP,
+    Permission.SCHEDULE_WRITE,
+    Permission.MATERIALS_WRITE,
+}
+_ADMIN = _MANAGER | {
+    Permission.WORKSPACE_UPDATE,
+    Permission.MEMBERS_MANAGE,
+    Permission.PROJECT_DELETE,
+    Permission.API_KEYS_MANAGE,
+    Permission.AUDIT_EXPORT,
+}
+_SUPER_ADMIN = _ADMIN | {Permission.WORKSPACE_DELETE, Permission.BILLING_MANAGE}
+
+ROLE_PERMISSIONS: dict[Role, frozenset[Permission]] = {
+    Role.MEMBER: frozenset(_MEMBER),
+    Role.MANAGER: frozenset(_MANAGER),
+    Role.ADMIN: frozenset(_ADMIN),
+    Role.SUPER_ADMIN: frozenset(_SUPER_ADMIN),
+}
+
+# External collaborators: CONTRACTOR/SUBCONTRACTOR create issues and punch and update what is
+# assigned to them (the record services check the assignment); CLIENT reads what the project's
+# client visibility allows and comments.
+EXTERNAL_PERMISSIONS: dict[ProjectRole, frozenset[Permission]] = {
+    ProjectRole.CONTRACTOR: frozenset(
+        {
+            Permission.PROJECT_READ,
+            Permission.RECORDS_READ,
+            Permission.RECORDS_WRITE,
+            Permission.OM_WORK,
+        }
+    ),
+    ProjectRole.SUBCONTRACTOR: frozenset(
+        {
+            Permission.PROJECT_READ,
+            Permission.RECORDS_READ,
+            Permission.RECORDS_WRITE,
+            Permission.OM_WORK,
+        }
+    ),
+    ProjectRole.CLIENT: frozenset({Permission.PROJECT_READ, Permission.RECORDS_READ}),
+}
+
+
+def permissions_for(
+    role: str, project_role: str | None, is_external: bool
+) -> frozenset[Permission]:
+    if is_external:
+        return (
+            EXTERNAL_PERMISSIONS.get(ProjectRole(project_role), frozenset())
+            if project_role
+            else frozenset()
+        )
+    return ROLE_PERMISSIONS[Role(role)]
+
+
+SCOPES = (
+    "project:read",
+    "issues:read",
+    "issues:write",
+    "rfi:read",
+    "rfi:write",
+    "punch:read",
+    "punch:write",
+    "field-reports:read",
+    "field-reports:write",
+    "proposals:read",
+    "proposals:write",
+    "om:read",
+    "om:write",
+    "schedule:read",
+    "schedule:write",
+    "files:read",
+    "files:write",
+    "audit:read",
+)

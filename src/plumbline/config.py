@@ -1,0 +1,85 @@
+"""Settings from the environment (prefix ``PLUMBLINE_``), with embedded defaults under ``./var``."""
+
+from __future__ import annotations
+
+import secrets
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEV_SECRET = "plumbline-development-secret-do-not-use"  # noqa: S105 - the refused default
+
+
+def _var_dir() -> Path:
+    return Path("./var")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="PLUMBLINE_", env_file=".env", extra="ignore", validate_default=True
+    )
+
+    var_dir: Path = Field(default_factory=_var_dir)
+    database_url: str = "sqlite+aiosqlite:///./var/plumbline.db"
+    public_url: str = "http://127.0.0.1:8000"
+    secret_key: SecretStr | None = None
+    trusted_origins: str = ""
+
+    storage: Literal["local", "s3"] = "local"
+    storage_dir: Path = Path("./var/objects")
+    s3_bucket: str = "plumbline"
+    s3_endpoint_url: str | None = None
+    s3_region: str = "us-east-1"
+
+    smtp_url: str | None = None
+    email_from: str = "Plumbline <no-reply@plumbline.local>"
+    outbox_dir: Path = Path("./var/outbox")
+
+    redis_url: str | None = None
+    cron_secret: SecretStr | None = None
+    billing: Literal["off", "local", "stripe"] = "off"
+    stripe_secret_key: SecretStr | None = None
+    stripe_webhook_secret: SecretStr | None = None
+    require_email_verification: bool = True
+    scheduler: Literal["on", "off"] = "off"
+    max_upload_bytes: int = 2 * 1024**3
+    log_level: str = "INFO"
+    rate_limits: bool = True
+
+    @model_validator(mode="after")
+    def _refuse_dev_secret_on_https(self) -> Settings:
+        if self.public_url.startswith("https://") and (
+            self.secret_key is None or self.secret_key.get_secret_value() == DEV_SECRET
+        ):
+            raise ValueError(
+                "PLUMBLINE_SECRET_KEY must be set to a real secret "
+                "when PLUMBLINE_PUBLIC_URL is https"
+            )
+        return self
+
+    @cached_property
+    def secret(self) -> bytes:
+        """The signing secret: configured, or generated once into ``var/secret.key``."""
+        if self.secret_key is not None:
+            return self.secret_key.get_secret_value().encode()
+        path = self.var_dir / "secret.key"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.token_urlsafe(48))
+            path.chmod(0o600)
+        return path.read_text().strip().encode()
+
+    @property
+    def origins(self) -> list[str]:
+        configured = [o.strip().rstrip("/") for o in self.trusted_origins.split(",") if o.strip()]
+        return configured or [self.public_url.rstrip("/")]
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.public_url.startswith("https://")
+
+
+settings = Settings()

@@ -1,0 +1,167 @@
+"""Engine, sessions, the declarative base and the per-request unit of work."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from sqlalchemy import JSON, DateTime, MetaData, String, TypeDecorator, event
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from plumbline.config import settings
+from plumbline.kit import clock
+from plumbline.kit.ids import new_id
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend (SQLite stores them naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+IdType = String(32)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime()}
+
+
+class IdMixin:
+    id: Mapped[str] = mapped_column(IdType, primary_key=True, default=new_id)
+
+
+class TimestampMixin:
+    created_at: Mapped[datetime] = mapped_column(default=clock.now)
+    updated_at: Mapped[datetime] = mapped_column(default=clock.now, onupdate=clock.now)
+
+
+def _make_engine(url: str) -> AsyncEngine:
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _: Any) -> None:
+            cursor = dbapi_conn.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        _sqlite_immediate_transactions(engine)
+        return engine
+    return create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+class Database:
+    """Holds the engine; created lazily so settings may change before first use (tests)."""
+
+    def __init__(self) -> None:
+        self._engine: AsyncEngine | None = None
+        self._sessionmaker: async_sessionmaker[AsyncSession] | None = None
+
+    @property
+    def engine(self) -> AsyncEngine:
+        if self._engine is None:
+            self._engine = _make_engine(settings.database_url)
+        return self._engine
+
+    @property
+    def sessionmaker(self) -> async_sessionmaker[AsyncSession]:
+        if self._sessionmaker is None:
+            self._sessionmaker = async_sessionmaker(self.engine, expire_on_commit=False)
+        return self._sessionmaker
+
+    async def dispose(self) -> None:
+        if self._engine is not None:
+            await self._engine.dispose()
+        self._engine = None
+        self._sessionmaker = None
+
+
+database = Database()
+
+AfterCommit = Callable[[], Awaitable[object]]
+
+
+class UnitOfWork:
+    """One session and one transaction per request; callbacks run only after a commit."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+        self._after_commit: list[AfterCommit] = []
+
+    def after_commit(self, callback: AfterCommit) -> None:
+        self._after_commit.append(callback)
+
+    async def commit(self) -> None:
+        await self.session.commit()
+        callbacks, self._after_commit = self._after_commit, []
+        for callback in callbacks:
+            await callback()
+
+    async def rollback(self) -> None:
+        self._after_commit = []
+        await self.session.rollback()
+
+
+async def get_uow(request: Request) -> AsyncIterator[UnitOfWork]:
+    uow: UnitOfWork | None = getattr(request.state, "uow", None)
+    if uow is not None:
+        yield uow
+        return
+    async with database.sessionmaker() as session:  # outside a UnitOfWorkRoute (should not happen)
+        yield UnitOfWork(session)
+
+
+async def get_db(uow: Annotated[UnitOfWork, Depends(get_uow)]) -> AsyncSession:
+    return uow.session
+
+
+DB = Annotated[AsyncSession, Depends(get_db)]
+UoW = Annotated[UnitOfWork, Depends(get_uow)]
+
+
+def _sqlite_immediate_transactions(engine: AsyncEngine) -> None:
+    """SQLite: take the write lock at BEGIN, so concurrent writers queue instead of failing."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _autocommit_driver(dbapi_conn: Any, _: Any) -> None:
+        dbapi_conn.isolation_level = None
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin_immediate(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")

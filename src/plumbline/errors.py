@@ -1,0 +1,181 @@
+"""The one error tree, and the handlers that render it as ``{"error", "code", "details"?}``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from plumbline.kit.responses import ORJSONResponse
+
+log = logging.getLogger("plumbline")
+
+
+class AppError(Exception):
+    status = 400
+    code = "BAD_REQUEST"
+    message = "Bad request"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        code: str | None = None,
+        details: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
+        self.message = message or self.message
+        self.code = code or self.code
+        self.details = details
+        self.headers = headers
+        self.extra = extra
+        super().__init__(self.message)
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": self.message, "code": self.code}
+        if self.details:
+            body["details"] = self.details
+        body.update(self.extra)
+        return body
+
+
+class BadRequest(AppError):
+    pass
+
+
+class ValidationFailed(AppError):
+    code = "VALIDATION_FAILED"
+    message = "Validation failed"
+
+
+class Unauthorized(AppError):
+    status = 401
+    code = "UNAUTHORIZED"
+    message = "Unauthorized"
+
+
+class PaymentRequired(AppError):
+    status = 402
+    code = "PLAN_REQUIRED"
+    message = "This feature is not included in the workspace's plan"
+
+
+class Forbidden(AppError):
+    status = 403
+    code = "FORBIDDEN"
+    message = "You do not have permission to do this"
+
+
+class EmailNotVerified(Forbidden):
+    code = "EMAIL_NOT_VERIFIED"
+    message = "Email verification required"
+
+
+class NotFound(AppError):
+    status = 404
+    code = "NOT_FOUND"
+    message = "Not found"
+
+
+class Conflict(AppError):
+    status = 409
+    code = "CONFLICT"
+    message = "Conflict"
+
+
+class InvalidTransition(Conflict):
+    code = "INVALID_TRANSITION"
+    message = "This status change is not allowed"
+
+
+class Expired(AppError):
+    status = 410
+    code = "EXPIRED"
+    message = "This link has expired"
+
+
+class PayloadTooLarge(AppError):
+    status = 413
+    code = "PAYLOAD_TOO_LARGE"
+    message = "Request body too large"
+
+
+class UnsupportedMediaType(AppError):
+    status = 415
+    code = "UNSUPPORTED_MEDIA_TYPE"
+    message = "Unsupported media type"
+
+
+class RateLimited(AppError):
+    status = 429
+    code = "RATE_LIMITED"
+    message = "Too many requests"
+
+
+class NotConfigured(AppError):
+    status = 503
+    code = "NOT_CONFIGURED"
+    message = "This feature is not configured on this server"
+
+
+_STATUS_CODES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    409: "CONFLICT",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    429: "RATE_LIMITED",
+}
+
+
+def error_response(error: AppError) -> ORJSONResponse:
+    return ORJSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header", "cookie")]
+    return ".".join(parts) or "body"
+
+
+def validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
+    return [
+        {"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", "")}
+        for e in exc.errors()
+    ]
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def _app_error(_: Request, exc: AppError) -> ORJSONResponse:
+        return error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> ORJSONResponse:
+        details = validation_details(exc)
+        first = details[0] if details else {"field": "body", "message": "invalid"}
+        message = f"Invalid {first['field']}: {first['message']}"
+        return error_response(ValidationFailed(message, details=details))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+        code = _STATUS_CODES.get(exc.status_code, "ERROR")
+        message = exc.detail if isinstance(exc.detail, str) else "Request failed"
+        return ORJSONResponse(
+            {"error": message, "code": code}, status_code=exc.status_code, headers=exc.headers
+        )
+
+    @app.exception_handler(Exception)
+    async def _internal(request: Request, exc: Exception) -> ORJSONResponse:
+        log.exception(
+            "unhandled error", extra={"request_id": getattr(request.state, "request_id", None)}
+        )
+        return ORJSONResponse(
+            {"error": "Internal server error", "code": "INTERNAL"}, status_code=500
+        )

@@ -1,0 +1,144 @@
+"""E-mail: queued in the outbox inside the request's transaction, delivered after commit.
+
+Delivery writes ``.eml`` files to ``PLUMBLINE_OUTBOX_DIR`` by default, or sends over SMTP when
+``PLUMBLINE_SMTP_URL`` is set (``smtp://user:pass@host:port``, ``smtps://`` for TLS).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import smtplib
+import ssl
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import make_msgid
+from urllib.parse import unquote, urlparse
+
+from sqlalchemy import select
+
+from plumbline.config import settings
+from plumbline.db import UnitOfWork, database
+from plumbline.kit import clock
+from plumbline.kit.ids import new_id
+from plumbline.models import OutboxMessage
+
+log = logging.getLogger("plumbline.mail")
+
+
+@dataclass
+class Attachment:
+    filename: str
+    content_type: str
+    data: bytes
+
+
+@dataclass
+class Mail:
+    to: list[str]
+    subject: str
+    text: str
+    html: str | None = None
+    attachments: list[Attachment] = field(default_factory=list)
+
+    def to_payload(self) -> dict[str, object]:
+        return {
+            "to": self.to,
+            "subject": self.subject,
+            "text": self.text,
+            "html": self.html,
+            "attachments": [
+                {
+                    "filename": a.filename,
+                    "contentType": a.content_type,
+                    "data": base64.b64encode(a.data).decode(),
+                }
+                for a in self.attachments
+            ],
+        }
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, object]) -> Mail:
+        attachments = [
+            Attachment(a["filename"], a["contentType"], base64.b64decode(a["data"]))
+            for a in payload.get("attachments") or []  # type: ignore[attr-defined]
+        ]
+        return cls(
+            to=list(payload["to"]),  # type: ignore[call-overload]
+            subject=str(payload["subject"]),
+            text=str(payload["text"]),
+            html=payload.get("html"),  # type: ignore[arg-type]
+            attachments=attachments,
+        )
+
+
+def build_message(mail: Mail) -> EmailMessage:
+    message = EmailMessage()
+    message["From"] = settings.email_from
+    message["To"] = ", ".join(mail.to)
+    message["Subject"] = mail.subject
+    message["Message-ID"] = make_msgid(domain="plumbline.local")
+    message.set_content(mail.text)
+    if mail.html:
+        message.add_alternative(mail.html, subtype="html")
+    for a in mail.attachments:
+        maintype, _, subtype = a.content_type.partition("/")
+        message.add_attachment(a.data, maintype=maintype, subtype=subtype, filename=a.filename)
+    return message
+
+
+def _deliver_sync(message: EmailMessage) -> None:
+    if not settings.smtp_url:
+        settings.outbox_dir.mkdir(parents=True, exist_ok=True)
+        path = settings.outbox_dir / f"{clock.now():%Y%m%dT%H%M%S}-{new_id()}.eml"
+        path.write_bytes(bytes(message))
+        log.info(
+            "e-mail written",
+            extra={"path": str(path), "to": message["To"], "subject": message["Subject"]},
+        )
+        return
+    url = urlparse(settings.smtp_url)
+    host, port = url.hostname or "localhost", url.port or (465 if url.scheme == "smtps" else 25)
+    smtp: smtplib.SMTP
+    if url.scheme == "smtps":
+        smtp = smtplib.SMTP_SSL(host, port, context=ssl.create_default_context(), timeout=30)
+    else:
+        smtp = smtplib.SMTP(host, port, timeout=30)
+    with smtp:
+        if url.username:
+            smtp.login(unquote(url.username), unquote(url.password or ""))
+        smtp.send_message(message)
+    log.info("e-mail sent", extra={"to": message["To"], "subject": message["Subject"]})
+
+
+def queue(uow: UnitOfWork, mail: Mail) -> None:
+    """Write the e-mail into the request's transaction; it goes out only if that commits."""
+    row = OutboxMessage(kind="email", payload=mail.to_payload(), created_at=clock.now())
+    uow.session.add(row)
+    uow.after_commit(lambda: deliver_pending([row.id]))
+
+
+async def deliver_pending(ids: list[str] | None = None) -> int:
+    """Deliver unsent outbox e-mails (these ids, or all); failures stay queued for a retry."""
+    sent = 0
+    async with database.sessionmaker() as session:
+        query = select(OutboxMessage).where(
+            OutboxMessage.sent_at.is_(None), OutboxMessage.kind == "email"
+        )
+        if ids is not None:
+            query = query.where(OutboxMessage.id.in_(ids))
+        rows = (await session.execute(query.order_by(OutboxMessage.id).limit(500))).scalars().all()
+        for row in rows:
+            try:
+                await asyncio.to_thread(
+                    _deliver_sync, build_message(Mail.from_payload(row.payload))
+                )
+                row.sent_at = clock.now()
+                sent += 1
+            except Exception as exc:  # any failure leaves it queued
+                row.attempts += 1
+                row.last_error = str(exc)[:2000]
+                log.warning("e-mail delivery failed", extra={"outboxId": row.id, "error": str(exc)})
+        await session.commit()
+    return sent

@@ -1,0 +1,129 @@
+"""Pure ASGI middleware: request id, access log, body size limit."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+
+import orjson
+from fastapi import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from plumbline.kit.ids import new_id
+from plumbline.kit.logging import client_ip_var, request_id_var
+
+log = logging.getLogger("plumbline.access")
+
+_VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+class RequestContextMiddleware:
+    """Echoes or assigns ``X-Request-Id`` and writes one access log line per request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        sent = None
+        for name, value in scope["headers"]:
+            if name == b"x-request-id":
+                sent = value.decode("latin-1")
+                break
+        request_id = sent if sent and _VALID_REQUEST_ID.match(sent) else new_id()
+        request_id_var.set(request_id)
+        client = scope.get("client")
+        client_ip_var.set(client[0] if client else None)
+        scope.setdefault("state", {})["request_id"] = request_id
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", request_id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            log.info(
+                "request",
+                extra={
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "ms": round((time.perf_counter() - started) * 1000, 1),
+                },
+            )
+
+
+class BodyTooLarge(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(413, "Request body too large")
+
+
+class BodyLimitMiddleware:
+    """Refuses request bodies over the limit for the path with 413 before the route runs."""
+
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int | None]) -> None:
+        self.app = app
+        self.limit_for = limit_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_for(scope["path"])
+        if limit is None:
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
+                await _too_large(send)
+                return
+        received = 0
+        response_started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except BodyTooLarge:
+            if not response_started:
+                await _too_large(send)
+
+
+async def _too_large(send: Send) -> None:
+    body = orjson.dumps({"error": "Request body too large", "code": "PAYLOAD_TOO_LARGE"})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

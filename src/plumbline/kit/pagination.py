@@ -1,0 +1,76 @@
+"""List pagination: ``limit`` (1..1000, default 1000) and an opaque ``cursor``, newest first.
+
+Ids are time-sortable, so the cursor is the last id seen and the next page is ``id < cursor``.
+When more rows exist, ``Link: <...>; rel="next"`` carries the next URL.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Query, Request
+from sqlalchemy import Select
+from sqlalchemy.orm import InstrumentedAttribute
+
+from plumbline.errors import ValidationFailed
+
+T = TypeVar("T")
+MAX_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class PageParams:
+    limit: int
+    after_id: str | None
+    request: Request
+
+    def apply(self, query: Select[Any], id_column: InstrumentedAttribute[str]) -> Select[Any]:
+        if self.after_id is not None:
+            query = query.where(id_column < self.after_id)
+        return query.order_by(id_column.desc()).limit(self.limit + 1)
+
+    def finish(self, rows: Sequence[T], last_id: Any = None) -> tuple[list[T], dict[str, str]]:
+        """Trim the look-ahead row; return the page and the ``Link`` header when there is more."""
+        if len(rows) <= self.limit:
+            return list(rows), {}
+        page = list(rows[: self.limit])
+        last = page[-1]
+        cursor_id = last_id(last) if callable(last_id) else _row_id(last)
+        url = self.request.url.include_query_params(
+            cursor=encode_cursor(cursor_id), limit=self.limit
+        )
+        return page, {"Link": f'<{url}>; rel="next"'}
+
+
+def _row_id(row: Any) -> str:
+    return str(row["id"] if isinstance(row, dict) else row.id)
+
+
+def encode_cursor(last_id: str) -> str:
+    return base64.urlsafe_b64encode(last_id.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    try:
+        return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise ValidationFailed(
+            "Invalid cursor", details=[{"field": "cursor", "message": "not a cursor from this API"}]
+        ) from None
+
+
+def page_params(
+    request: Request,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_LIMIT, description="Rows per page (1..1000)")
+    ] = MAX_LIMIT,
+    cursor: Annotated[str | None, Query(description="Opaque cursor from the Link header")] = None,
+) -> PageParams:
+    return PageParams(limit, decode_cursor(cursor) if cursor else None, request)
+
+
+Page = Annotated[PageParams, Depends(page_params)]

@@ -1,0 +1,53 @@
+"""The served OpenAPI 3.1.0 description: no 422s, every error response declared."""
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from plumbline import __version__
+from plumbline.kit.schema import ErrorBody
+
+ERROR_DESCRIPTIONS = {
+    "400": "Validation or request error",
+    "401": "Unauthorized: no valid session and no valid API key",
+    "402": "Plan required, subscription inactive, seat limit or storage quota reached",
+    "403": "Forbidden: role, project, scope, e-mail verification or disabled module",
+    "404": "Not found (also for records of other tenants)",
+    "409": "Conflict: invalid transition, lock held or revision conflict",
+    "413": "Request body too large",
+    "429": "Rate limited; see Retry-After",
+    "500": "Internal server error",
+}
+PUBLIC_ERRORS = ("400", "404", "413", "429", "500")
+PROTECTED_ERRORS = ("400", "401", "402", "403", "404", "409", "413", "429", "500")
+
+
+def build_openapi(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(
+        title="Plumbline",
+        version=__version__,
+        openapi_version="3.1.0",
+        description="Coordination and operations service for construction and facilities teams.",
+        routes=app.routes,
+    )
+    components = schema.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(schemas["ErrorBody"].pop("$defs", {}))
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    for path_item in schema.get("paths", {}).values():
+        for operation in path_item.values():
+            responses = operation.setdefault("responses", {})
+            responses.pop("422", None)
+            codes = PROTECTED_ERRORS if operation.get("security") else PUBLIC_ERRORS
+            for code in codes:
+                responses.setdefault(
+                    code, {"description": ERROR_DESCRIPTIONS[code], "content": error_ref}
+                )
+    app.openapi_schema = schema
+    return schema

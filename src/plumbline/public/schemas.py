@@ -1,0 +1,7 @@
+from pydantic import BaseModel
+
+
+class Health(BaseModel):
+    ok: bool
+    version: str
+    database: str

@@ -1,0 +1,89 @@
+"""Test harness: a real database built by the migrations, the app over ASGI, small factories.
+
+SQLite in a temporary directory by default; PostgreSQL when PLUMBLINE_TEST_DATABASE_URL is set
+(``.ci/run`` creates a fresh database for the run).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+_tmp = Path(tempfile.mkdtemp(prefix="plumbline-test-"))
+os.environ["PLUMBLINE_DATABASE_URL"] = os.environ.get(
+    "PLUMBLINE_TEST_DATABASE_URL", f"sqlite+aiosqlite:///{_tmp}/test.db"
+)
+os.environ.update(
+    {
+        "PLUMBLINE_VAR_DIR": str(_tmp),
+        "PLUMBLINE_STORAGE_DIR": str(_tmp / "objects"),
+        "PLUMBLINE_OUTBOX_DIR": str(_tmp / "outbox"),
+        "PLUMBLINE_SECRET_KEY": "test-secret-key-for-the-suite",
+        "PLUMBLINE_PUBLIC_URL": "http://127.0.0.1:8000",
+        "PLUMBLINE_CRON_SECRET": "test-cron-secret",
+        "PLUMBLINE_LOG_LEVEL": "WARNING",
+    }
+)
+for name in (
+    "PLUMBLINE_SMTP_URL",
+    "PLUMBLINE_REDIS_URL",
+    "PLUMBLINE_BILLING",
+    "PLUMBLINE_TRUSTED_ORIGINS",
+):
+    os.environ.pop(name, None)
+
+import httpx  # noqa: E402
+import pytest  # noqa: E402
+
+from plumbline.app import create_app  # noqa: E402
+from plumbline.config import settings  # noqa: E402
+from plumbline.db import database  # noqa: E402
+from plumbline.kit import clock, ratelimit  # noqa: E402
+from plumbline.migrate import upgrade  # noqa: E402
+from tests.factories import World, make_world  # noqa: E402
+
+ORIGIN = "http://127.0.0.1:8000"
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _schema() -> AsyncIterator[None]:
+    await upgrade()
+    yield
+    await database.dispose()
+
+
+@pytest.fixture(scope="session")
+def app():  # type: ignore[no-untyped-def]
+    return create_app()
+
+
+@pytest.fixture
+async def client(app) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-untyped-def]
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(
+        transport=transport, base_url=ORIGIN, headers={"Origin": ORIGIN}
+    ) as c:
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def _reset_state() -> Iterator[None]:
+    ratelimit.set_backend(ratelimit.MemoryBackend())
+    yield
+    clock.set_now(None)
+    ratelimit.set_backend(None)
+
+
+@pytest.fixture
+def outbox() -> Path:
+    """The directory where e-mails land when no SMTP server is configured."""
+    settings.outbox_dir.mkdir(parents=True, exist_ok=True)
+    return settings.outbox_dir
+
+
+@pytest.fixture
+async def world() -> World:
+    """A workspace with one user per role and one project."""
+    return await make_world()

@@ -1,0 +1,255 @@
+"""Small typed async factories that write straight to the database (no routes involved)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from dataclasses import dataclass, field
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+
+from plumbline.db import database
+from plumbline.kit import clock, crypto
+from plumbline.kit.ids import new_id
+from plumbline.models import (
+    ApiKey,
+    AuthSession,
+    Membership,
+    Project,
+    ProjectMember,
+    User,
+    Workspace,
+)
+
+PASSWORD = "Correct-Horse-9"
+
+
+@dataclass
+class Actor:
+    """A user with a live session; ``headers`` authenticate requests as them."""
+
+    user: User
+    token: str
+
+    @property
+    def id(self) -> str:
+        return self.user.id
+
+    @property
+    def cookie(self) -> str:
+        return crypto.signed(self.token, "session")
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Cookie": f"auth.session_token={self.cookie}"}
+
+
+async def create_user(
+    *, name: str = "Test User", email_address: str | None = None, verified: bool = True
+) -> Actor:
+    async with database.sessionmaker() as db:
+        now = clock.now()
+        user = User(
+            name=name,
+            email=email_address or f"user-{new_id()}@example.com",
+            email_verified=verified,
+            password_hash=crypto.hash_password(PASSWORD),
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(user)
+        await db.flush()
+        token = crypto.random_token()
+        db.add(
+            AuthSession(
+                user_id=user.id,
+                token_hash=crypto.sha256_hex(token),
+                expires_at=now + timedelta(days=30),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        await db.commit()
+        return Actor(user, token)
+
+
+async def create_workspace(
+    owner: Actor, *, name: str = "Acme Builders", plan: str = "trial"
+) -> Workspace:
+    async with database.sessionmaker() as db:
+        now = clock.now()
+        workspace = Workspace(
+            name=name,
+            slug=f"ws-{new_id()}",
+            plan=plan,
+            subscription_status="trialing" if plan == "trial" else "active",
+            trial_ends_at=now + timedelta(days=14),
+            created_by=owner.id,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(workspace)
+        await db.flush()
+        db.add(
+            Membership(
+                workspace_id=workspace.id, user_id=owner.id, role="SUPER_ADMIN", joined_at=now
+            )
+        )
+        await db.commit()
+        return workspace
+
+
+async def add_member(
+    workspace: Workspace,
+    actor: Actor,
+    role: str = "MEMBER",
+    *,
+    external_role: str | None = None,
+    project_ids: list[str] | None = None,
+) -> None:
+    """Adds a member; ``external_role`` makes them an external collaborator on ``project_ids``,
+    and ``project_ids`` alone restricts an internal member to those projects."""
+    async with database.sessionmaker() as db:
+        now = clock.now()
+        db.add(
+            Membership(
+                workspace_id=workspace.id,
+                user_id=actor.id,
+                role=role,
+                is_external=external_role is not None,
+                restricted=project_ids is not None and external_role is None,
+                joined_at=now,
+            )
+        )
+        for project_id in project_ids or []:
+            db.add(
+                ProjectMember(
+                    project_id=project_id,
+                    user_id=actor.id,
+                    workspace_id=workspace.id,
+                    project_role=external_role,
+                    created_at=now,
+                )
+            )
+        await db.commit()
+
+
+async def create_project(workspace: Workspace, *, name: str = "Tower A", **values: Any) -> Project:
+    async with database.sessionmaker() as db:
+        now = clock.now()
+        project = Project(
+            workspace_id=workspace.id, name=name, created_at=now, updated_at=now, **values
+        )
+        db.add(project)
+        await db.commit()
+        return project
+
+
+async def create_api_key(
+    project: Project,
+    scopes: list[str],
+    *,
+    expires_in: timedelta | None = None,
+    revoked: bool = False,
+) -> tuple[str, ApiKey]:
+    raw = f"psk_{crypto.random_token(30)}"
+    async with database.sessionmaker() as db:
+        now = clock.now()
+        key = ApiKey(
+            project_id=project.id,
+            workspace_id=project.workspace_id,
+            name="test key",
+            prefix=raw[:12],
+            key_hash=crypto.sha256_hex(raw),
+            scopes=scopes,
+            created_at=now,
+            expires_at=now + expires_in if expires_in else None,
+            revoked_at=now if revoked else None,
+        )
+        db.add(key)
+        await db.commit()
+        return raw, key
+
+
+def key_headers(raw: str) -> dict[str, str]:
+    return {"x-api-key": raw}
+
+
+@dataclass
+class World:
+    workspace: Workspace
+    project: Project
+    owner: Actor
+    admin: Actor
+    manager: Actor
+    member: Actor
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+async def make_world(plan: str = "trial") -> World:
+    owner = await create_user(name="Olivia Owner")
+    workspace = await create_workspace(owner, plan=plan)
+    admin, manager, member = (
+        await create_user(name="Ada Admin"),
+        await create_user(name="Max Manager"),
+        await create_user(name="Mel Member"),
+    )
+    await add_member(workspace, admin, "ADMIN")
+    await add_member(workspace, manager, "MANAGER")
+    await add_member(workspace, member, "MEMBER")
+    project = await create_project(workspace)
+    return World(workspace, project, owner, admin, manager, member)
+
+
+class QueryCounter:
+    """Counts SQL statements sent by the engine while active (``with QueryCounter() as q``)."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def _on_execute(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if (
+            not statement.lstrip()
+            .upper()
+            .startswith(("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"))
+        ):
+            self.statements.append(statement)
+
+    def __enter__(self) -> QueryCounter:
+        event.listen(database.engine.sync_engine, "before_cursor_execute", self._on_execute)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        event.remove(database.engine.sync_engine, "before_cursor_execute", self._on_execute)
+
+    @property
+    def count(self) -> int:
+        return len(self.statements)
+
+
+def read_mails(outbox: Path, to: str | None = None) -> list[EmailMessage]:
+    """E-mails written to the outbox directory, oldest first, optionally to one address."""
+    messages = []
+    for path in sorted(outbox.glob("*.eml")):
+        message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        assert isinstance(message, EmailMessage)
+        if to is None or to in message["To"]:
+            messages.append(message)
+    return messages
+
+
+def mail_text(message: EmailMessage) -> str:
+    body = message.get_body(preferencelist=("plain", "html"))
+    assert body is not None
+    return str(body.get_content())
+
+
+def link_in(message: EmailMessage, pattern: str = r"https?://\S+") -> str:
+    found = re.search(pattern, mail_text(message))
+    assert found, f"no link in {mail_text(message)!r}"
+    return found.group(0)
