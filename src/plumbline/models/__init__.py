@@ -2,6 +2,15 @@
 
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
+from plumbline.models.file import (
+    Attachment,
+    File,
+    FileLock,
+    FileVersion,
+    Folder,
+    Upload,
+    ViewerState,
+)
 from plumbline.models.notification import Notification
 from plumbline.models.outbox import OutboxMessage
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
@@ -10,9 +19,14 @@ from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspac
 
 __all__ = [
     "ApiKey",
+    "Attachment",
     "AuditLog",
     "AuthSession",
     "EmailInvite",
+    "File",
+    "FileLock",
+    "FileVersion",
+    "Folder",
     "Invite",
     "Membership",
     "Notification",
@@ -20,7 +34,9 @@ __all__ = [
     "Project",
     "ProjectCounter",
     "ProjectMember",
+    "Upload",
     "User",
     "UserToken",
+    "ViewerState",
     "Workspace",
 ]
