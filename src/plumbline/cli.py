@@ -220,3 +220,7 @@ def users_verify(email: str) -> None:
     """Mark a user's e-mail as verified."""
     _set_user(email, email_verified=True)
     console.print(f"Verified {email}")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,11 @@
+"""``make bench``: every benchmark in turn."""
+
+import importlib
+
+for name in ("projects", "issues", "files_transfer", "sse_fanout"):
+    try:
+        module = importlib.import_module(f"benchmarks.{name}")
+    except ModuleNotFoundError as exc:
+        print(f"benchmarks.{name}: not available ({exc})")
+        continue
+    module.main()

@@ -1,0 +1,148 @@
+"""Benchmark harness: a fresh PostgreSQL database, server processes, wrk, and ratio reports.
+
+Every figure is measured in the same run as its baseline, on this machine, so the ratio is
+what matters; absolute requests/s depend on the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+PG_ADMIN = os.environ.get("BENCH_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
+DURATION = int(os.environ.get("BENCH_SECONDS", "10"))
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _psql(sql: str) -> None:
+    subprocess.run(["psql", PG_ADMIN, "-q", "-c", sql], check=True)
+
+
+@contextmanager
+def fresh_database(name: str) -> Iterator[dict[str, str]]:
+    """A new PostgreSQL database with the migrations applied; yields the server environment."""
+    db = f"plumbline_bench_{name}_{os.getpid()}"
+    _psql(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+    _psql(f"CREATE DATABASE {db}")
+    var = Path(tempfile.mkdtemp(prefix="plumbline-bench-"))
+    env = {
+        **os.environ,
+        "PLUMBLINE_DATABASE_URL": f"postgresql+asyncpg://postgres@127.0.0.1:5432/{db}",
+        "PLUMBLINE_VAR_DIR": str(var),
+        "PLUMBLINE_STORAGE_DIR": str(var / "objects"),
+        "PLUMBLINE_OUTBOX_DIR": str(var / "outbox"),
+        "PLUMBLINE_SECRET_KEY": "benchmark-secret",
+        "PLUMBLINE_LOG_LEVEL": "WARNING",
+        "PLUMBLINE_RATE_LIMITS": "false",
+        "BENCH_DSN": f"postgresql://postgres@127.0.0.1:5432/{db}",
+    }
+    subprocess.run([sys.executable, "-m", "plumbline.cli", "db", "upgrade"], env=env, check=True)
+    try:
+        yield env
+    finally:
+        _psql(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+        shutil.rmtree(var, ignore_errors=True)
+
+
+@contextmanager
+def serve(app: str, env: dict[str, str], *, factory: bool) -> Iterator[str]:
+    """``uvicorn <app>`` with one worker on a free port; yields its base URL."""
+    port = free_port()
+    args = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port)]
+    args += ["--log-level", "warning", "--no-access-log", "--workers", "1"]
+    if factory:
+        args.append("--factory")
+    process = subprocess.Popen(args, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(url + "/", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"{app} did not start") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@dataclass
+class Result:
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+
+def _ms(value: str, unit: str) -> float:
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def wrk(
+    url: str, headers: dict[str, str], *, method: str = "GET", body: str | None = None
+) -> Result:
+    """Drive ``url`` with wrk for BENCH_SECONDS over BENCH_CONNECTIONS connections."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed: apt-get install -y wrk")
+    lines = [f'wrk.method = "{method}"']
+    lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
+    if body is not None:
+        lines.append(f"wrk.body = [[{body}]]")
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write("\n".join(lines) + "\n")
+    out = subprocess.run(
+        ["wrk", "-t1", f"-c{CONNECTIONS}", f"-d{DURATION}s", "--latency", "-s", script.name, url],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    os.unlink(script.name)
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", out)
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return Result(
+        rps,
+        _ms(*p50.groups()),  # type: ignore[union-attr]
+        _ms(*p99.groups()),  # type: ignore[union-attr]
+        int(errors.group(1)) if errors else 0,
+    )
+
+
+def report(title: str, app: Result, baseline: Result, target: float | None = None) -> str:
+    ratio = app.requests_per_second / baseline.requests_per_second
+    verdict = (
+        "" if target is None else (" (meets" if ratio >= target else " (misses") + f" {target})"
+    )
+    text = (
+        f"\n{title}\n"
+        f"  {'':10} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9} {'non-2xx':>8}\n"
+        f"  {'plumbline':10} {app.requests_per_second:>10.1f} {app.p50_ms:>9.2f} {app.p99_ms:>9.2f} {app.errors:>8}\n"
+        f"  {'baseline':10} {baseline.requests_per_second:>10.1f} {baseline.p50_ms:>9.2f} {baseline.p99_ms:>9.2f} {baseline.errors:>8}\n"
+        f"  ratio (plumbline / baseline req/s): {ratio:.2f}{verdict}\n"
+    )
+    print(text, flush=True)
+    return text

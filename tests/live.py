@@ -1,0 +1,64 @@
+"""A real server process on a free loopback port, for tests where a real socket matters."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from types import TracebackType
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    """``with LiveServer(env={...}) as server: httpx.get(server.url + "/api/v1/health")``.
+
+    The process inherits the test environment (database, storage, secrets) plus ``env``."""
+
+    def __init__(self, env: dict[str, str] | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> LiveServer:
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "uvicorn", "plumbline.app:create_app", "--factory",
+                "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
+            ],
+            env=self.env,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited with {self.process.returncode}")
+            try:
+                if httpx.get(f"{self.url}/api/v1/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.1)
+        self.__exit__(None, None, None)
+        raise RuntimeError("server did not start within 30 s")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
