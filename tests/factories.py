@@ -27,6 +27,7 @@ from plumbline.models import (
 )
 
 PASSWORD = "Correct-Horse-9"
+_PASSWORD_HASH = crypto.hash_password(PASSWORD)  # Argon2 is slow on purpose: hash once
 
 
 @dataclass
@@ -58,7 +59,7 @@ async def create_user(
             name=name,
             email=email_address or f"user-{new_id()}@example.com",
             email_verified=verified,
-            password_hash=crypto.hash_password(PASSWORD),
+            password_hash=_PASSWORD_HASH,
             created_at=now,
             updated_at=now,
         )

@@ -12,6 +12,7 @@ from plumbline.api import api_router, auth_router, payments_router
 from plumbline.config import settings
 from plumbline.db import database
 from plumbline.errors import install_error_handlers
+from plumbline.kit import pubsub
 from plumbline.kit.logging import configure_logging
 from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from plumbline.kit.responses import ORJSONResponse
@@ -21,17 +22,20 @@ MiB = 1024 * 1024
 
 
 def body_limit(path: str) -> int | None:
-    """1 MiB JSON bodies, 8 MiB viewer state; storage uploads enforce their own limit."""
+    """1 MiB JSON bodies, 8 MiB viewer state, 2 MiB logos; storage uploads enforce their own."""
     if path.startswith("/api/v1/storage/"):
         return None
     if path.endswith("/viewer-state"):
         return 8 * MiB
+    if path.endswith("/logo"):
+        return 2 * MiB
     return MiB
 
 
 @asynccontextmanager
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     yield
+    await pubsub.broker().close()
     await database.dispose()
 
 

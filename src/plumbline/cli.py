@@ -19,7 +19,7 @@ db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 users_app = typer.Typer(no_args_is_help=True, help="User accounts.")
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
-console = Console()
+console = Console(soft_wrap=True)
 
 DEMO_EMAIL = "demo@plumbline.local"
 DEMO_PASSWORD = "Plumbline-Demo-2026!"  # noqa: S105 - the printed demo login

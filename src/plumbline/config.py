@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     outbox_dir: Path = Path("./var/outbox")
 
     redis_url: str | None = None
+    pubsub_prefix: str = "plumbline"
     cron_secret: SecretStr | None = None
     billing: Literal["off", "local", "stripe"] = "off"
     stripe_secret_key: SecretStr | None = None

@@ -83,7 +83,8 @@ def _make_engine(url: str) -> AsyncEngine:
 
         _sqlite_immediate_transactions(engine)
         return engine
-    return create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    # No pre-ping (a round trip per checkout); stale connections are recycled instead.
+    return create_async_engine(url, pool_size=10, max_overflow=20, pool_recycle=1800)
 
 
 class Database:

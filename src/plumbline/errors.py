@@ -164,12 +164,13 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(ValidationFailed(message, details=details))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> ORJSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "ERROR")
         message = exc.detail if isinstance(exc.detail, str) else "Request failed"
-        return ORJSONResponse(
-            {"error": message, "code": code}, status_code=exc.status_code, headers=exc.headers
-        )
+        body = {"error": message, "code": code}
+        if request.url.path.startswith("/api/auth/"):
+            body["message"] = message  # the Better Auth client reads "message"
+        return ORJSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> ORJSONResponse:

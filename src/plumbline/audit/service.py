@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.audit import repository
+from plumbline.audit.schemas import AuditFilters, ExportFormat
 from plumbline.auth.principal import Principal
+from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.logging import client_ip_var, request_id_var
+from plumbline.kit.pagination import PageParams
 from plumbline.models import AuditLog
+
+EXPORT_BATCH = 500
+CSV_COLUMNS = (
+    "id",
+    "workspaceId",
+    "projectId",
+    "actor",
+    "actorUserId",
+    "actorKeyId",
+    "action",
+    "entityType",
+    "entityId",
+    "changes",
+    "requestId",
+    "ip",
+    "createdAt",
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _plain(value: Any) -> Any:
@@ -70,6 +96,109 @@ class AuditService:
         )
         db.add(entry)
         return entry
+
+    async def list_entries(
+        self, db: AsyncSession, *, project_id: str, filters: AuditFilters, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The project's entries matching the filters, newest first."""
+        rows = await repository.list_entries(db, project_id=project_id, filters=filters, page=page)
+        rows, headers = page.finish(rows)
+        return [entry_dict(row) for row in rows], headers
+
+    async def recent(
+        self, db: AsyncSession, *, project_id: str, limit: int = 20
+    ) -> list[dict[str, Any]]:
+        rows = await repository.recent(db, project_id=project_id, limit=limit)
+        return [entry_dict(row) for row in rows]
+
+    async def export(
+        self, *, project_id: str, filters: AuditFilters, fmt: ExportFormat
+    ) -> AsyncIterator[bytes]:
+        """The matching entries oldest first, as CSV or as one JSON array, in batches.
+
+        Runs while the response streams, after the request's session is closed: each batch
+        uses its own short session, so no transaction (nor SQLite's write lock) is held
+        while a slow client reads."""
+        if fmt == "csv":
+            yield _csv_lines([CSV_COLUMNS])
+        else:
+            yield b"["
+        after_id: str | None = None
+        first = True
+        while True:
+            async with database.sessionmaker() as db:
+                rows = await repository.export_batch(
+                    db,
+                    project_id=project_id,
+                    filters=filters,
+                    after_id=after_id,
+                    limit=EXPORT_BATCH,
+                )
+            if rows:
+                entries = [entry_dict(row) for row in rows]
+                if fmt == "csv":
+                    yield _csv_lines([_csv_row(entry) for entry in entries])
+                else:
+                    chunk = b",".join(orjson.dumps(entry) for entry in entries)
+                    yield chunk if first else b"," + chunk
+                first = False
+                after_id = rows[-1][0]
+            if len(rows) < EXPORT_BATCH:
+                break
+        if fmt == "json":
+            yield b"]"
+
+
+def entry_dict(row: Sequence[Any]) -> dict[str, Any]:
+    """An entry from the values of ``repository.AUDIT_COLUMNS``, in that order."""
+    (
+        id_,
+        workspace_id,
+        project_id,
+        actor,
+        user_id,
+        key_id,
+        action,
+        etype,
+        eid,
+        changes,
+        rid,
+        ip,
+        at,
+    ) = row
+    return {
+        "id": id_,
+        "workspaceId": workspace_id,
+        "projectId": project_id,
+        "actor": actor,
+        "actorUserId": user_id,
+        "actorKeyId": key_id,
+        "action": action,
+        "entityType": etype,
+        "entityId": eid,
+        "changes": changes,
+        "requestId": rid,
+        "ip": ip,
+        "createdAt": clock.iso(at),
+    }
+
+
+def _csv_cell(value: Any) -> Any:
+    """Cells a spreadsheet would run as a formula are quoted with a leading apostrophe."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return f"'{value}"
+    return value
+
+
+def _csv_row(entry: dict[str, Any]) -> list[Any]:
+    changes = orjson.dumps(entry["changes"]).decode()
+    return [_csv_cell(changes if column == "changes" else entry[column]) for column in CSV_COLUMNS]
+
+
+def _csv_lines(rows: Sequence[Sequence[Any]]) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    return buffer.getvalue().encode()
 
 
 audit = AuditService()

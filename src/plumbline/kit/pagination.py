@@ -10,7 +10,7 @@ import base64
 import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, TypeVarTuple
 
 from fastapi import Depends, Query, Request
 from sqlalchemy import Select
@@ -19,6 +19,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 from plumbline.errors import ValidationFailed
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 MAX_LIMIT = 1000
 
 
@@ -28,7 +29,7 @@ class PageParams:
     after_id: str | None
     request: Request
 
-    def apply(self, query: Select[Any], id_column: InstrumentedAttribute[str]) -> Select[Any]:
+    def apply(self, query: Select[*Ts], id_column: InstrumentedAttribute[str]) -> Select[*Ts]:
         if self.after_id is not None:
             query = query.where(id_column < self.after_id)
         return query.order_by(id_column.desc()).limit(self.limit + 1)
@@ -56,14 +57,17 @@ def encode_cursor(last_id: str) -> str:
 
 def decode_cursor(cursor: str) -> str:
     try:
-        return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        decoded = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
+        decoded = ""
+    if not decoded or not decoded.isprintable() or len(decoded) > 200:
         raise ValidationFailed(
             "Invalid cursor", details=[{"field": "cursor", "message": "not a cursor from this API"}]
-        ) from None
+        )
+    return decoded
 
 
-def page_params(
+async def page_params(
     request: Request,
     limit: Annotated[
         int, Query(ge=1, le=MAX_LIMIT, description="Rows per page (1..1000)")

@@ -2,6 +2,7 @@
 
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
+from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
     File,
@@ -11,9 +12,12 @@ from plumbline.models.file import (
     Upload,
     ViewerState,
 )
+from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.notification import Notification
 from plumbline.models.outbox import OutboxMessage
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
+from plumbline.models.punch import PunchItem, PunchItemAssignee
+from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.user import AuthSession, User, UserToken
 from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspace
 
@@ -23,17 +27,25 @@ __all__ = [
     "AuditLog",
     "AuthSession",
     "EmailInvite",
+    "FieldReport",
     "File",
     "FileLock",
     "FileVersion",
     "Folder",
     "Invite",
+    "Issue",
+    "IssueComment",
     "Membership",
     "Notification",
     "OutboxMessage",
     "Project",
     "ProjectCounter",
     "ProjectMember",
+    "PunchItem",
+    "PunchItemAssignee",
+    "Rfi",
+    "RfiAssignee",
+    "RfiMessage",
     "Upload",
     "User",
     "UserToken",

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.auth.principal import Principal
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
 from plumbline.models import Notification
+from plumbline.notification import repository as repo
 
 KINDS = (
     "ISSUE_ASSIGNED",
@@ -72,6 +76,35 @@ class NotificationService:
         ]
         await db.execute(insert(Notification), rows)
         return recipients
+
+    async def list_for(
+        self, db: AsyncSession, principal: Principal, *, unread_only: bool, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The caller's notifications, newest first, one query per page."""
+        user = principal.require_user()
+        rows = await repo.list_for_user(db, user.id, unread_only=unread_only, page=page)
+        items = [
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "title": r.title,
+                "body": r.body,
+                "href": r.href,
+                "workspaceId": r.workspace_id,
+                "projectId": r.project_id,
+                "readAt": clock.iso(r.read_at),
+                "createdAt": clock.iso(r.created_at),
+            }
+            for r in rows
+        ]
+        return page.finish(items)
+
+    async def mark_read(self, db: AsyncSession, principal: Principal, ids: list[str] | None) -> int:
+        """Mark the caller's unread notifications read (these ids, or all); others are untouched."""
+        user = principal.require_user()
+        if ids is not None and not ids:
+            return 0
+        return await repo.mark_read(db, user.id, ids, clock.now())
 
 
 notification = NotificationService()

@@ -1,0 +1,1 @@
+"""Project API keys: create (shown once), list, revoke."""

@@ -1,0 +1,128 @@
+"""Project API keys: ``psk_`` + random characters, stored as a SHA-256 hash and a prefix."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import UTC
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.api_key import repository
+from plumbline.api_key.schemas import ApiKeyCreate
+from plumbline.audit.service import audit, created
+from plumbline.authz.project import ProjectContext
+from plumbline.errors import NotFound, ValidationFailed
+from plumbline.kit import clock, crypto
+from plumbline.kit.pagination import PageParams
+from plumbline.models import ApiKey
+
+KEY_PREFIX = "psk_"
+PREFIX_LENGTH = 12
+_iso = clock.iso
+
+
+def key_dict(row: Sequence[Any]) -> dict[str, Any]:
+    """An API key from the values of ``repository.KEY_COLUMNS``; never the secret."""
+    (id_, project_id, name, prefix, scopes, created_at, created_by, expires, used, revoked) = row
+    return {
+        "id": id_,
+        "projectId": project_id,
+        "name": name,
+        "prefix": prefix,
+        "scopes": scopes,
+        "createdAt": _iso(created_at),
+        "createdBy": created_by,
+        "expiresAt": _iso(expires),
+        "lastUsedAt": _iso(used),
+        "revokedAt": _iso(revoked),
+    }
+
+
+def _values(key: ApiKey) -> tuple[Any, ...]:
+    return tuple(getattr(key, column.key) for column in repository.KEY_COLUMNS)
+
+
+def new_secret() -> str:
+    # 30 random bytes are 40 URL-safe characters.
+    return KEY_PREFIX + secrets.token_urlsafe(30)
+
+
+class ApiKeyService:
+    async def list_keys(
+        self, db: AsyncSession, ctx: ProjectContext, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The project's keys, revoked ones included, newest first."""
+        rows = await repository.list_keys(db, project_id=ctx.project.id, page=page)
+        rows, headers = page.finish(rows)
+        return [key_dict(row) for row in rows], headers
+
+    async def create(
+        self, db: AsyncSession, ctx: ProjectContext, data: ApiKeyCreate
+    ) -> dict[str, Any]:
+        """The full key is in this answer only; the database keeps its hash."""
+        now = clock.now()
+        expires_at = data.expires_at
+        if expires_at is not None:
+            if expires_at.tzinfo is None:
+                expires_at = expires_at.replace(tzinfo=UTC)
+            if expires_at <= now:
+                raise ValidationFailed(
+                    "Invalid expiresAt: must be in the future",
+                    details=[{"field": "expiresAt", "message": "must be in the future"}],
+                )
+        raw = new_secret()
+        key = ApiKey(
+            project_id=ctx.project.id,
+            workspace_id=ctx.project.workspace_id,
+            name=data.name,
+            prefix=raw[:PREFIX_LENGTH],
+            key_hash=crypto.sha256_hex(raw),
+            scopes=data.scopes,
+            created_by=ctx.user_id,
+            created_at=now,
+            expires_at=expires_at,
+        )
+        db.add(key)
+        await db.flush()
+        audit.record(
+            db,
+            action="api_key.created",
+            entity_type="api_key",
+            entity_id=key.id,
+            principal=ctx.principal,
+            workspace_id=ctx.project.workspace_id,
+            project_id=ctx.project.id,
+            changes=created(
+                {
+                    "name": key.name,
+                    "prefix": key.prefix,
+                    "scopes": key.scopes,
+                    "expiresAt": key.expires_at,
+                }
+            ),
+        )
+        return {**key_dict(_values(key)), "apiKey": raw}
+
+    async def revoke(self, db: AsyncSession, ctx: ProjectContext, key_id: str) -> None:
+        """Idempotent: revoking a revoked key keeps its first revocation time."""
+        key = await repository.get_key(db, project_id=ctx.project.id, key_id=key_id)
+        if key is None:
+            raise NotFound("API key not found")
+        if key.revoked_at is not None:
+            return
+        key.revoked_at = clock.now()
+        audit.record(
+            db,
+            action="api_key.revoked",
+            entity_type="api_key",
+            entity_id=key.id,
+            principal=ctx.principal,
+            workspace_id=ctx.project.workspace_id,
+            project_id=ctx.project.id,
+            changes={"revokedAt": [None, clock.iso(key.revoked_at)]},
+        )
+
+
+api_key = ApiKeyService()

@@ -1,0 +1,86 @@
+"""Audit log queries, always within one project."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Row, Select, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.schemas import AuditFilters
+from plumbline.kit.pagination import PageParams
+from plumbline.models import AuditLog
+
+AUDIT_COLUMNS: tuple[Any, ...] = (
+    AuditLog.id,
+    AuditLog.workspace_id,
+    AuditLog.project_id,
+    AuditLog.actor,
+    AuditLog.actor_user_id,
+    AuditLog.actor_key_id,
+    AuditLog.action,
+    AuditLog.entity_type,
+    AuditLog.entity_id,
+    AuditLog.changes,
+    AuditLog.request_id,
+    AuditLog.ip,
+    AuditLog.created_at,
+)
+
+AnySelect = Select[*tuple[Any, ...]]
+Rows = Sequence[Row[*tuple[Any, ...]]]
+
+
+def _query(project_id: str, filters: AuditFilters) -> AnySelect:
+    query = select(*AUDIT_COLUMNS).where(AuditLog.project_id == project_id)
+    if filters.action is not None:
+        query = query.where(AuditLog.action == filters.action)
+    if filters.entity_type is not None:
+        query = query.where(AuditLog.entity_type == filters.entity_type)
+    if filters.entity_id is not None:
+        query = query.where(AuditLog.entity_id == filters.entity_id)
+    if filters.actor_id is not None:
+        query = query.where(
+            or_(
+                AuditLog.actor_user_id == filters.actor_id,
+                AuditLog.actor_key_id == filters.actor_id,
+            )
+        )
+    if filters.since is not None:
+        query = query.where(AuditLog.created_at >= filters.since)
+    if filters.until is not None:
+        query = query.where(AuditLog.created_at <= filters.until)
+    return query
+
+
+async def list_entries(
+    db: AsyncSession, *, project_id: str, filters: AuditFilters, page: PageParams
+) -> Rows:
+    conn = await db.connection()
+    rows: Rows = (await conn.execute(page.apply(_query(project_id, filters), AuditLog.id))).all()
+    return rows
+
+
+async def recent(db: AsyncSession, *, project_id: str, limit: int) -> Rows:
+    query = _query(project_id, AuditFilters()).order_by(AuditLog.id.desc()).limit(limit)
+    conn = await db.connection()
+    rows: Rows = (await conn.execute(query)).all()
+    return rows
+
+
+async def export_batch(
+    db: AsyncSession,
+    *,
+    project_id: str,
+    filters: AuditFilters,
+    after_id: str | None,
+    limit: int,
+) -> Rows:
+    """Oldest first, keyset on the (time-sortable) id."""
+    query = _query(project_id, filters)
+    if after_id is not None:
+        query = query.where(AuditLog.id > after_id)
+    conn = await db.connection()
+    rows: Rows = (await conn.execute(query.order_by(AuditLog.id).limit(limit))).all()
+    return rows

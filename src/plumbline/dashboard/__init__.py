@@ -1,0 +1,1 @@
+"""The project dashboard, built from named sections."""

@@ -1,0 +1,1 @@
+"""Field reports: daily and weekly site reports, e-mailed as PDFs."""

@@ -1,0 +1,295 @@
+"""Field-report rules: who may read and write them, derived totals, audit, and e-mailing.
+
+Access: internal members read and write (members delete only their own); CONTRACTOR and
+SUBCONTRACTOR collaborators read but do not write; CLIENTs read only when the project sets
+``showFieldReports``. A SUBMITTED report goes back to DRAFT only by a MANAGER or above.
+
+E-mail: one message per recipient (recipients never see each other's addresses), each with the
+report as a PDF; ``emailCount`` counts the messages sent, ``lastEmailedAt`` the last send.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import date
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit, created, diff
+from plumbline.authz.permissions import Permission, ProjectRole
+from plumbline.authz.project import ProjectContext
+from plumbline.db import UnitOfWork
+from plumbline.errors import Forbidden, NotFound
+from plumbline.field_report import render
+from plumbline.field_report import repository as repo
+from plumbline.field_report.errors import (
+    ExternalCannotWriteReports,
+    FieldReportsHiddenFromClients,
+    ManagerOnlyReturnToDraft,
+)
+from plumbline.field_report.schemas import (
+    FieldReportCreate,
+    FieldReportUpdate,
+    ReportFilters,
+    SendEmail,
+)
+from plumbline.kit import clock, ratelimit
+from plumbline.kit.ids import new_id
+from plumbline.kit.mail import Attachment, Mail, queue
+from plumbline.kit.pagination import PageParams
+from plumbline.models import FieldReport
+
+ENTITY = "field_report"
+EMAILS_PER_WINDOW = 20
+EMAIL_WINDOW_SECONDS = 600
+_FIELDS = (
+    "title",
+    "report_date",
+    "report_kind",
+    "status",
+    "weather",
+    "manpower",
+    "work_performed",
+    "delays",
+    "safety_notes",
+    "notes",
+)
+
+
+def total_workers(manpower: list[dict[str, Any]] | None) -> int:
+    return sum(int(row.get("workers") or 0) for row in manpower or [])
+
+
+def to_read(report: FieldReport | Row[Any]) -> dict[str, Any]:
+    """The API shape of a report, from an entity or a selected row."""
+    manpower = list(report.manpower or [])
+    return {
+        "id": report.id,
+        "projectId": report.project_id,
+        "title": report.title,
+        "reportDate": report.report_date.isoformat(),
+        "reportKind": report.report_kind,
+        "status": report.status,
+        "weather": report.weather,
+        "manpower": manpower,
+        "totalWorkers": total_workers(manpower),
+        "workPerformed": report.work_performed,
+        "delays": report.delays,
+        "safetyNotes": report.safety_notes,
+        "notes": report.notes,
+        "createdBy": report.created_by,
+        "createdAt": clock.iso(report.created_at),
+        "updatedAt": clock.iso(report.updated_at),
+        "lastEmailedAt": clock.iso(report.last_emailed_at),
+        "emailCount": report.email_count,
+    }
+
+
+def _snapshot(report: FieldReport) -> dict[str, Any]:
+    return {
+        "title": report.title,
+        "reportDate": report.report_date,
+        "reportKind": report.report_kind,
+        "status": report.status,
+        "weather": report.weather,
+        "manpower": report.manpower,
+        "workPerformed": report.work_performed,
+        "delays": report.delays,
+        "safetyNotes": report.safety_notes,
+        "notes": report.notes,
+    }
+
+
+def project_today(ctx: ProjectContext) -> date:
+    """Today on the project's site (its time zone), so an evening report gets the right day."""
+    try:
+        return clock.now().astimezone(ZoneInfo(ctx.project.timezone or "UTC")).date()
+    except (ZoneInfoNotFoundError, ValueError):
+        return clock.today()
+
+
+def _stored(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Nested request models as the JSON stored (camelCase, like the API)."""
+    out = dict(values)
+    if out.get("weather") is not None:
+        out["weather"] = out["weather"].model_dump(by_alias=True)
+    if out.get("manpower") is not None:
+        out["manpower"] = [row.model_dump(by_alias=True) for row in out["manpower"]]
+    return out
+
+
+def _unique_addresses(addresses: Iterable[str]) -> list[str]:
+    """The first spelling of each address, compared case-insensitively, in the order given."""
+    seen: dict[str, str] = {}
+    for address in addresses:
+        seen.setdefault(address.lower(), address)
+    return list(seen.values())
+
+
+class FieldReportService:
+    def check_read(self, ctx: ProjectContext) -> None:
+        if (
+            ctx.is_external
+            and ctx.project_role == ProjectRole.CLIENT
+            and not ctx.project.client_visibility.get("showFieldReports")
+        ):
+            raise FieldReportsHiddenFromClients()
+
+    def check_write(self, ctx: ProjectContext) -> None:
+        if ctx.is_external:
+            raise ExternalCannotWriteReports()
+
+    async def list_reports(
+        self, db: AsyncSession, ctx: ProjectContext, filters: ReportFilters, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        self.check_read(ctx)
+        query = page.apply(repo.list_query(ctx.project.id, filters), FieldReport.id)
+        found, headers = page.finish(await repo.rows(db, query))
+        return [to_read(row) for row in found], headers
+
+    async def _load(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> FieldReport:
+        report = await repo.get(db, ctx.project.id, report_id)
+        if report is None:
+            raise NotFound("Field report not found")
+        return report
+
+    async def get(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> dict[str, Any]:
+        self.check_read(ctx)
+        return to_read(await self._load(db, ctx, report_id))
+
+    async def create(
+        self, db: AsyncSession, ctx: ProjectContext, data: FieldReportCreate
+    ) -> dict[str, Any]:
+        self.check_write(ctx)
+        values = _stored({name: getattr(data, name) for name in _FIELDS})
+        values["report_date"] = values["report_date"] or project_today(ctx)
+        now = clock.now()
+        report = FieldReport(
+            id=new_id(),
+            project_id=ctx.project.id,
+            workspace_id=ctx.project.workspace_id,
+            created_by=ctx.user_id,
+            created_at=now,
+            updated_at=now,
+            email_count=0,
+            **values,
+        )
+        db.add(report)
+        await db.flush()
+        audit.record(
+            db,
+            action="field_report.created",
+            entity_type=ENTITY,
+            entity_id=report.id,
+            principal=ctx.principal,
+            workspace_id=report.workspace_id,
+            project_id=report.project_id,
+            changes=created(_snapshot(report)),
+        )
+        return to_read(report)
+
+    async def update(
+        self, db: AsyncSession, ctx: ProjectContext, report_id: str, data: FieldReportUpdate
+    ) -> dict[str, Any]:
+        self.check_write(ctx)
+        report = await self._load(db, ctx, report_id)
+        given = data.model_fields_set
+        values = _stored({name: getattr(data, name) for name in _FIELDS if name in given})
+        if (
+            values.get("status") == "DRAFT"
+            and report.status == "SUBMITTED"
+            and not ctx.can(Permission.RECORDS_CLOSE)
+        ):
+            raise ManagerOnlyReturnToDraft()
+        before = _snapshot(report)
+        for name, value in values.items():
+            setattr(report, name, value)
+        changes = diff(before, _snapshot(report))
+        if changes:
+            report.updated_at = clock.now()
+            audit.record(
+                db,
+                action="field_report.updated",
+                entity_type=ENTITY,
+                entity_id=report.id,
+                principal=ctx.principal,
+                workspace_id=report.workspace_id,
+                project_id=report.project_id,
+                changes=changes,
+            )
+            await db.flush()
+        return to_read(report)
+
+    async def delete(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> None:
+        self.check_write(ctx)
+        report = await self._load(db, ctx, report_id)
+        own = ctx.user_id is not None and report.created_by == ctx.user_id
+        if not (
+            ctx.can(Permission.RECORDS_DELETE_ANY)
+            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
+        ):
+            raise Forbidden("You can delete only the field reports you created")
+        report.deleted_at = clock.now()
+        audit.record(
+            db,
+            action="field_report.deleted",
+            entity_type=ENTITY,
+            entity_id=report.id,
+            principal=ctx.principal,
+            workspace_id=report.workspace_id,
+            project_id=report.project_id,
+            changes={"deletedAt": [None, clock.iso(report.deleted_at)]},
+        )
+        await db.flush()
+
+    async def send_email(
+        self, uow: UnitOfWork, ctx: ProjectContext, data: SendEmail
+    ) -> dict[str, Any]:
+        """Queue the report (HTML body + PDF) to each recipient; delivered after the commit."""
+        self.check_write(ctx)
+        db = uow.session
+        report = await self._load(db, ctx, data.report_id)
+        caller = ctx.principal.key_id or ctx.user_id
+        await ratelimit.hit(f"field-report-email:{caller}", EMAILS_PER_WINDOW, EMAIL_WINDOW_SECONDS)
+        recipients = _unique_addresses(str(r) for r in data.recipients)
+        body = to_read(report)
+        sender = ctx.principal.user.name if ctx.principal.user else "Plumbline"
+        project_name = ctx.project.name
+        now = clock.now()
+        document = render.pdf(body, project_name, now)
+        attachment = Attachment(render.filename(body), "application/pdf", document)
+        subject = f"{project_name}: {body['title']} ({body['reportDate']})"
+        html = render.email_html(body, project_name, sender, data.message)
+        text = render.email_text(body, project_name, sender, data.message)
+        for recipient in recipients:
+            queue(
+                uow,
+                Mail(
+                    to=[recipient], subject=subject, text=text, html=html, attachments=[attachment]
+                ),
+            )
+        before = {"lastEmailedAt": report.last_emailed_at, "emailCount": report.email_count}
+        report.last_emailed_at = now
+        report.email_count = report.email_count + len(recipients)
+        changes = diff(
+            before, {"lastEmailedAt": report.last_emailed_at, "emailCount": report.email_count}
+        )
+        changes["recipients"] = [None, recipients]
+        audit.record(
+            db,
+            action="field_report.emailed",
+            entity_type=ENTITY,
+            entity_id=report.id,
+            principal=ctx.principal,
+            workspace_id=report.workspace_id,
+            project_id=report.project_id,
+            changes=changes,
+        )
+        await db.flush()
+        return {"ok": True, "sent": len(recipients), "lastEmailedAt": clock.iso(now)}
+
+
+field_report = FieldReportService()

@@ -1,0 +1,1 @@
+"""Folders, files and versions, the four-step upload, record attachments and branding."""

@@ -1,0 +1,145 @@
+"""Workspace branding: the logo (PNG, JPEG or WebP, at most 2 MB, checked by its magic bytes)
+stored through the storage backend and served publicly for e-mails and portals, and the
+e-mail icon shipped with the package."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from fastapi import Request, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.requests import ClientDisconnect
+
+from plumbline.audit.service import audit
+from plumbline.authz.workspace import WorkspaceContext
+from plumbline.db import UnitOfWork
+from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType
+from plumbline.file import repository
+from plumbline.file.types import media_type
+from plumbline.file.uploads import discard_after_commit
+from plumbline.kit.ids import new_id
+from plumbline.kit.storage import get_storage
+from plumbline.kit.storage.http import object_response
+
+MAX_LOGO_BYTES = 2_000_000
+LOGO_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
+
+
+def logo_url(workspace_id: str) -> str:
+    return f"/api/v1/public/workspaces/{workspace_id}/logo"
+
+
+def _looks_like(content_type: str, data: bytes) -> bool:
+    if content_type == "image/png":
+        return data.startswith(b"\x89PNG\r\n\x1a\n")
+    if content_type == "image/jpeg":
+        return data.startswith(b"\xff\xd8\xff")
+    return data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+
+
+async def _read_body(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_LOGO_BYTES:
+        raise PayloadTooLarge(f"Logos are limited to {MAX_LOGO_BYTES} bytes")
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_LOGO_BYTES:
+                raise PayloadTooLarge(f"Logos are limited to {MAX_LOGO_BYTES} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise BadRequest("The upload was interrupted") from None
+    return b"".join(chunks)
+
+
+@cache
+def _email_icon() -> bytes:
+    return (resources.files("plumbline.file") / "assets" / "email-icon.png").read_bytes()
+
+
+class BrandingService:
+    async def set_logo(
+        self, uow: UnitOfWork, ctx: WorkspaceContext, request: Request
+    ) -> dict[str, Any]:
+        content_type = media_type(request.headers.get("content-type", ""))
+        extension = LOGO_TYPES.get(content_type)
+        if extension is None:
+            raise UnsupportedMediaType("The logo must be a PNG, JPEG or WebP image")
+        data = await _read_body(request)
+        if not data:
+            raise BadRequest("The request body is empty")
+        if not _looks_like(content_type, data):
+            raise UnsupportedMediaType(f"The body is not a {extension.upper()} image")
+        workspace = ctx.workspace
+        key = f"ws/{workspace.id}/branding/logo-{new_id()}.{extension}"
+        await get_storage().put_bytes(key, data, content_type)
+        old = workspace.logo_key
+        workspace.logo_key, workspace.logo_content_type = key, content_type
+        await uow.session.flush()
+        audit.record(
+            uow.session,
+            action="workspace.logo_updated",
+            entity_type="workspace",
+            entity_id=workspace.id,
+            principal=ctx.principal,
+            workspace_id=workspace.id,
+            changes={"logo": [old is not None, True], "logoContentType": [None, content_type]},
+        )
+        if old:
+            discard_after_commit(uow, [old])
+        return {
+            "workspaceId": workspace.id,
+            "logo": logo_url(workspace.id),
+            "logoContentType": content_type,
+        }
+
+    async def remove_logo(self, uow: UnitOfWork, ctx: WorkspaceContext) -> None:
+        workspace = ctx.workspace
+        if workspace.logo_key is None:
+            raise NotFound("The workspace has no logo")
+        old = workspace.logo_key
+        workspace.logo_key, workspace.logo_content_type = None, None
+        await uow.session.flush()
+        audit.record(
+            uow.session,
+            action="workspace.logo_removed",
+            entity_type="workspace",
+            entity_id=workspace.id,
+            principal=ctx.principal,
+            workspace_id=workspace.id,
+            changes={"logo": [True, False]},
+        )
+        discard_after_commit(uow, [old])
+
+    async def public_logo(self, request: Request, db: AsyncSession, workspace_id: str) -> Response:
+        row = await repository.workspace_logo(db, workspace_id)
+        if row is None or row.logo_key is None:
+            raise NotFound("No logo")
+        storage = get_storage()
+        size = await storage.head(row.logo_key)
+        if size is None:
+            raise NotFound("No logo")
+        return object_response(
+            request,
+            storage,
+            row.logo_key,
+            size=size,
+            content_type=row.logo_content_type or "application/octet-stream",
+            etag='"' + hashlib.sha256(row.logo_key.encode()).hexdigest()[:32] + '"',
+            cache_control="public, max-age=300",
+        )
+
+    def email_icon(self, request: Request) -> Response:
+        data = _email_icon()
+        etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+        headers = {"ETag": etag, "Cache-Control": "public, max-age=86400"}
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers=headers)
+        return Response(data, media_type="image/png", headers=headers)
+
+
+branding = BrandingService()

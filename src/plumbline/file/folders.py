@@ -1,0 +1,264 @@
+"""Folders of a project: a tree without cycles; sibling names unique regardless of case.
+
+Standard trees for ``apply-structure`` (existing folders of the same name are kept, not
+duplicated):
+
+- ``construction-standard``: Drawings (Architectural, Structural, MEP, Civil), Specifications,
+  Submittals, RFIs, Photos, Reports, Contracts.
+- ``fm-handover``: O&M Manuals, As-Built Drawings (Architectural, Structural, MEP),
+  Warranties, Certificates, Asset Register, Commissioning, Health & Safety File, Photos.
+- ``design-phase``: Concept, Schematic Design, Design Development, Construction Documents,
+  Consultants (Structural, MEP, Civil, Landscape), Meeting Minutes, Client Briefs, Renderings.
+
+Permissions: create with FILES_UPLOAD (anyone who uploads may organise); rename by the folder's
+creator or FILES_MANAGE; move, delete and apply-structure with FILES_MANAGE (MANAGER+)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit, created, diff
+from plumbline.authz.permissions import Permission
+from plumbline.authz.project import ProjectContext
+from plumbline.db import UnitOfWork
+from plumbline.errors import Forbidden, NotFound
+from plumbline.file import repository
+from plumbline.file.auth import can, require
+from plumbline.file.errors import FolderCycle, FolderNotEmpty, NameTaken
+from plumbline.file.files import remove_files
+from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderUpdate
+from plumbline.kit import clock
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Folder
+
+Tree = list[tuple[str, "Tree"]]
+
+TEMPLATES: dict[str, Tree] = {
+    "construction-standard": [
+        (
+            "Drawings",
+            [("Architectural", []), ("Structural", []), ("MEP", []), ("Civil", [])],
+        ),
+        ("Specifications", []),
+        ("Submittals", []),
+        ("RFIs", []),
+        ("Photos", []),
+        ("Reports", []),
+        ("Contracts", []),
+    ],
+    "fm-handover": [
+        ("O&M Manuals", []),
+        ("As-Built Drawings", [("Architectural", []), ("Structural", []), ("MEP", [])]),
+        ("Warranties", []),
+        ("Certificates", []),
+        ("Asset Register", []),
+        ("Commissioning", []),
+        ("Health & Safety File", []),
+        ("Photos", []),
+    ],
+    "design-phase": [
+        ("Concept", []),
+        ("Schematic Design", []),
+        ("Design Development", []),
+        ("Construction Documents", []),
+        (
+            "Consultants",
+            [("Structural", []), ("MEP", []), ("Civil", []), ("Landscape", [])],
+        ),
+        ("Meeting Minutes", []),
+        ("Client Briefs", []),
+        ("Renderings", []),
+    ],
+}
+
+
+def folder_dict(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "projectId": row.project_id,
+        "parentId": row.parent_id,
+        "name": row.name,
+        "createdAt": clock.iso(row.created_at),
+        "createdBy": row.created_by,
+    }
+
+
+class FolderService:
+    async def list(
+        self, db: AsyncSession, ctx: ProjectContext, parent_id: str | None, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """All folders (a flat tree: rebuild it with ``parentId``), or the children of
+        ``parentId`` (``root`` for the top level)."""
+        root = parent_id == "root"
+        rows = await repository.list_folders(
+            db, ctx.project.id, None if root else parent_id, page, root=root
+        )
+        rows, headers = page.finish(rows)
+        return [folder_dict(r) for r in rows], headers
+
+    async def _folder(self, db: AsyncSession, ctx: ProjectContext, folder_id: str) -> Folder:
+        folder = await repository.get_folder(db, ctx.project.id, folder_id)
+        if folder is None:
+            raise NotFound("Folder not found")
+        return folder
+
+    async def create(
+        self, db: AsyncSession, ctx: ProjectContext, body: FolderCreate
+    ) -> dict[str, Any]:
+        if body.parent_id is not None:
+            await self._folder(db, ctx, body.parent_id)
+        if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
+            raise NameTaken()
+        folder = await self._add(db, ctx, body.name, body.parent_id)
+        audit.record(
+            db,
+            action="folder.created",
+            entity_type="folder",
+            entity_id=folder.id,
+            principal=ctx.principal,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            changes=created({"name": folder.name, "parentId": folder.parent_id}),
+        )
+        return folder_dict(folder)
+
+    async def _add(
+        self, db: AsyncSession, ctx: ProjectContext, name: str, parent_id: str | None
+    ) -> Folder:
+        now = clock.now()
+        folder = Folder(
+            project_id=ctx.project.id,
+            workspace_id=ctx.workspace.id,
+            parent_id=parent_id,
+            name=name,
+            created_by=ctx.user_id,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(folder)
+        await db.flush()
+        return folder
+
+    async def update(
+        self, db: AsyncSession, ctx: ProjectContext, folder_id: str, body: FolderUpdate
+    ) -> dict[str, Any]:
+        folder = await self._folder(db, ctx, folder_id)
+        before = {"name": folder.name, "parentId": folder.parent_id}
+        moving = "parent_id" in body.model_fields_set and body.parent_id != folder.parent_id
+        if moving:
+            require(ctx, Permission.FILES_MANAGE)
+        elif body.name is not None and not (
+            can(ctx, Permission.FILES_MANAGE)
+            or (ctx.user_id is not None and folder.created_by == ctx.user_id)
+        ):
+            raise Forbidden("Only the folder's creator or a manager can rename it")
+        parent_id = body.parent_id if moving else folder.parent_id
+        if moving and parent_id is not None:
+            await self._folder(db, ctx, parent_id)
+            parents = {
+                row.id: row.parent_id for row in await repository.folder_tree(db, ctx.project.id)
+            }
+            cursor: str | None = parent_id
+            while cursor is not None:
+                if cursor == folder.id:
+                    raise FolderCycle()
+                cursor = parents.get(cursor)
+        name = body.name if body.name is not None else folder.name
+        if (moving or name.lower() != folder.name.lower()) and await repository.sibling_named(
+            db, ctx.project.id, parent_id, name, folder.id
+        ):
+            raise NameTaken()
+        folder.name, folder.parent_id, folder.updated_at = name, parent_id, clock.now()
+        await db.flush()
+        audit.record(
+            db,
+            action="folder.updated",
+            entity_type="folder",
+            entity_id=folder.id,
+            principal=ctx.principal,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            changes=diff(before, {"name": folder.name, "parentId": folder.parent_id}),
+        )
+        return folder_dict(folder)
+
+    async def delete(
+        self, uow: UnitOfWork, ctx: ProjectContext, folder_id: str, *, recursive: bool
+    ) -> None:
+        """Delete an empty folder; ``recursive`` also deletes its subfolders and soft-deletes
+        their files (freeing their storage; refused while another user locks a version)."""
+        db = uow.session
+        folder = await self._folder(db, ctx, folder_id)
+        if not recursive:
+            if not await repository.folder_is_empty(db, folder.id):
+                raise FolderNotEmpty()
+            await repository.delete_folders(db, [folder.id])
+        else:
+            children: dict[str | None, list[str]] = defaultdict(list)
+            for row in await repository.folder_tree(db, ctx.project.id):
+                children[row.parent_id].append(row.id)
+            subtree, stack = [], [folder.id]
+            while stack:
+                current = stack.pop()
+                subtree.append(current)
+                stack.extend(children.get(current, []))
+            file_ids = await repository.live_files_in_folders(db, subtree)
+            await remove_files(uow, ctx, file_ids)
+            await repository.delete_folders(db, subtree)
+        audit.record(
+            db,
+            action="folder.deleted",
+            entity_type="folder",
+            entity_id=folder.id,
+            principal=ctx.principal,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            changes={"name": [folder.name, None], "recursive": [None, recursive]},
+        )
+
+    async def apply_structure(
+        self, db: AsyncSession, ctx: ProjectContext, body: ApplyStructure
+    ) -> dict[str, Any]:
+        if body.parent_id is not None:
+            await self._folder(db, ctx, body.parent_id)
+        by_parent: dict[tuple[str | None, str], str] = {
+            (row.parent_id, row.name.lower()): row.id
+            for row in await repository.folder_tree(db, ctx.project.id)
+        }
+        made: list[Folder] = []
+        skipped = 0
+
+        async def build(tree: Tree, parent_id: str | None) -> None:
+            nonlocal skipped
+            for name, subtree in tree:
+                existing = by_parent.get((parent_id, name.lower()))
+                if existing is None:
+                    folder = await self._add(db, ctx, name, parent_id)
+                    made.append(folder)
+                    existing = by_parent[(parent_id, name.lower())] = folder.id
+                else:
+                    skipped += 1
+                await build(subtree, existing)
+
+        await build(TEMPLATES[body.template], body.parent_id)
+        audit.record(
+            db,
+            action="folder.structure_applied",
+            entity_type="project",
+            entity_id=ctx.project.id,
+            principal=ctx.principal,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            changes={"template": [None, body.template], "created": [None, len(made)]},
+        )
+        return {
+            "template": body.template,
+            "created": [folder_dict(f) for f in made],
+            "skipped": skipped,
+        }
+
+
+folders = FolderService()

@@ -1,0 +1,427 @@
+"""Every query of the files domain; reads are scoped by project (and so by workspace)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Select, and_, case, delete, exists, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Attachment, File, FileLock, FileVersion, Folder, Upload, Workspace
+
+AnySelect = Select[*tuple[Any, ...]]
+
+# ---- folders
+
+
+async def get_folder(db: AsyncSession, project_id: str, folder_id: str) -> Folder | None:
+    return (
+        await db.execute(
+            select(Folder).where(Folder.id == folder_id, Folder.project_id == project_id)
+        )
+    ).scalar_one_or_none()
+
+
+async def folder_tree(db: AsyncSession, project_id: str) -> Sequence[Any]:
+    """``(id, parent_id, name)`` of every folder of the project."""
+    return (
+        await db.execute(
+            select(Folder.id, Folder.parent_id, Folder.name).where(Folder.project_id == project_id)
+        )
+    ).all()
+
+
+async def list_folders(
+    db: AsyncSession, project_id: str, parent_id: str | None, page: PageParams, *, root: bool
+) -> Sequence[Any]:
+    query: AnySelect = select(
+        Folder.id,
+        Folder.project_id,
+        Folder.parent_id,
+        Folder.name,
+        Folder.created_at,
+        Folder.created_by,
+    ).where(Folder.project_id == project_id)
+    if root:
+        query = query.where(Folder.parent_id.is_(None))
+    elif parent_id is not None:
+        query = query.where(Folder.parent_id == parent_id)
+    rows: Sequence[Any] = (await db.execute(page.apply(query, Folder.id))).all()
+    return rows
+
+
+async def sibling_named(
+    db: AsyncSession, project_id: str, parent_id: str | None, name: str, exclude: str | None
+) -> bool:
+    query = select(Folder.id).where(
+        Folder.project_id == project_id,
+        Folder.parent_id.is_(None) if parent_id is None else Folder.parent_id == parent_id,
+        func.lower(Folder.name) == name.lower(),
+    )
+    if exclude is not None:
+        query = query.where(Folder.id != exclude)
+    return (await db.execute(query.limit(1))).first() is not None
+
+
+async def folder_is_empty(db: AsyncSession, folder_id: str) -> bool:
+    child = exists().where(Folder.parent_id == folder_id)
+    live_file = exists().where(File.folder_id == folder_id, File.deleted_at.is_(None))
+    return not (await db.execute(select(or_(child, live_file)))).scalar_one()
+
+
+async def delete_folders(db: AsyncSession, folder_ids: Sequence[str]) -> None:
+    await db.execute(
+        delete(Folder).where(Folder.id.in_(folder_ids)).execution_options(synchronize_session=False)
+    )
+
+
+# ---- files and versions
+
+
+async def get_file(db: AsyncSession, file_id: str, *, deleted: bool = False) -> File | None:
+    query = select(File).where(File.id == file_id)
+    if not deleted:
+        query = query.where(File.deleted_at.is_(None))
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+async def get_project_file(db: AsyncSession, project_id: str, file_id: str) -> File | None:
+    return (
+        await db.execute(
+            select(File).where(
+                File.id == file_id, File.project_id == project_id, File.deleted_at.is_(None)
+            )
+        )
+    ).scalar_one_or_none()
+
+
+async def files_in_folder(
+    db: AsyncSession, project_id: str, folder_id: str | None
+) -> Sequence[Any]:
+    """``(id, name, normalized_name, version_seq)`` of the live files of one folder."""
+    return (
+        await db.execute(
+            select(File.id, File.name, File.normalized_name, File.version_seq).where(
+                File.project_id == project_id,
+                File.folder_id.is_(None) if folder_id is None else File.folder_id == folder_id,
+                File.deleted_at.is_(None),
+            )
+        )
+    ).all()
+
+
+async def find_by_name(
+    db: AsyncSession, project_id: str, folder_id: str | None, normalized: str
+) -> File | None:
+    return (
+        await db.execute(
+            select(File)
+            .where(
+                File.project_id == project_id,
+                File.folder_id.is_(None) if folder_id is None else File.folder_id == folder_id,
+                File.normalized_name == normalized,
+                File.deleted_at.is_(None),
+            )
+            .order_by(File.id)
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+
+
+async def next_version(db: AsyncSession, file_id: str) -> int:
+    """Atomically take the file's next version number (never reused, even after deletes)."""
+    return int(
+        (
+            await db.execute(
+                update(File)
+                .where(File.id == file_id)
+                .values(version_seq=File.version_seq + 1)
+                .returning(File.version_seq)
+                .execution_options(synchronize_session=False)
+            )
+        ).scalar_one()
+    )
+
+
+def _file_columns() -> tuple[Any, ...]:
+    return (
+        File.id,
+        File.project_id,
+        File.folder_id,
+        File.name,
+        File.disciplines,
+        File.current_version,
+        File.latest_version_id,
+        File.created_at,
+        File.created_by,
+        File.updated_at,
+        File.last_opened_at,
+        FileVersion.size_bytes,
+        FileVersion.content_type,
+    )
+
+
+async def list_files(
+    db: AsyncSession,
+    project_id: str,
+    *,
+    folder_id: str | None,
+    root: bool,
+    q: str | None,
+    page: PageParams,
+) -> Sequence[Any]:
+    query: AnySelect = (
+        select(*_file_columns())
+        .outerjoin(FileVersion, FileVersion.id == File.latest_version_id)
+        .where(File.project_id == project_id, File.deleted_at.is_(None))
+    )
+    if root:
+        query = query.where(File.folder_id.is_(None))
+    elif folder_id is not None:
+        query = query.where(File.folder_id == folder_id)
+    if q:
+        pattern = (
+            "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        )
+        query = query.where(File.normalized_name.like(pattern, escape="\\"))
+    rows: Sequence[Any] = (await db.execute(page.apply(query, File.id))).all()
+    return rows
+
+
+async def file_row(db: AsyncSession, file_id: str) -> Any:
+    return (
+        await db.execute(
+            select(*_file_columns())
+            .outerjoin(FileVersion, FileVersion.id == File.latest_version_id)
+            .where(File.id == file_id)
+        )
+    ).one()
+
+
+async def live_versions(db: AsyncSession, file_id: str) -> Sequence[FileVersion]:
+    """The file's versions that are not deleted, newest first."""
+    return (
+        (
+            await db.execute(
+                select(FileVersion)
+                .where(FileVersion.file_id == file_id, FileVersion.deleted_at.is_(None))
+                .order_by(FileVersion.version.desc())
+            )
+        )
+        .scalars()
+        .all()
+    )
+
+
+async def get_version(db: AsyncSession, file_id: str, version: int | None) -> FileVersion | None:
+    """A live version by number, or the latest live one when ``version`` is None."""
+    query = select(FileVersion).where(
+        FileVersion.file_id == file_id, FileVersion.deleted_at.is_(None)
+    )
+    query = (
+        query.where(FileVersion.version == version)
+        if version is not None
+        else query.order_by(FileVersion.version.desc()).limit(1)
+    )
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+async def versions_of_files(db: AsyncSession, file_ids: Sequence[str]) -> Sequence[Any]:
+    """``(id, file_id, size_bytes, storage_key)`` of the live versions of these files."""
+    if not file_ids:
+        return []
+    return (
+        await db.execute(
+            select(
+                FileVersion.id, FileVersion.file_id, FileVersion.size_bytes, FileVersion.storage_key
+            ).where(FileVersion.file_id.in_(file_ids), FileVersion.deleted_at.is_(None))
+        )
+    ).all()
+
+
+async def live_files_in_folders(db: AsyncSession, folder_ids: Sequence[str]) -> list[str]:
+    return list(
+        (
+            await db.execute(
+                select(File.id).where(File.folder_id.in_(folder_ids), File.deleted_at.is_(None))
+            )
+        )
+        .scalars()
+        .all()
+    )
+
+
+async def soft_delete(
+    db: AsyncSession, *, file_ids: Sequence[str], version_ids: Sequence[str], now: datetime
+) -> None:
+    if file_ids:
+        await db.execute(
+            update(File)
+            .where(File.id.in_(file_ids), File.deleted_at.is_(None))
+            .values(deleted_at=now, updated_at=now)
+            .execution_options(synchronize_session="fetch")
+        )
+    if version_ids:
+        await db.execute(
+            update(FileVersion)
+            .where(FileVersion.id.in_(version_ids), FileVersion.deleted_at.is_(None))
+            .values(deleted_at=now)
+            .execution_options(synchronize_session="fetch")
+        )
+
+
+async def lock_held_by_other(
+    db: AsyncSession, version_ids: Sequence[str], user_id: str | None, now: datetime
+) -> FileLock | None:
+    if not version_ids:
+        return None
+    query = select(FileLock).where(
+        FileLock.file_version_id.in_(version_ids), FileLock.expires_at > now
+    )
+    if user_id is not None:
+        query = query.where(FileLock.locked_by != user_id)
+    return (await db.execute(query.limit(1))).scalar_one_or_none()
+
+
+# ---- uploads and storage usage
+
+
+async def get_upload(db: AsyncSession, upload_id: str, purpose: str) -> Upload | None:
+    return (
+        await db.execute(select(Upload).where(Upload.id == upload_id, Upload.purpose == purpose))
+    ).scalar_one_or_none()
+
+
+async def claim_upload(db: AsyncSession, upload_id: str) -> bool:
+    """Mark a pending upload as being completed; False when another request got there first
+    (on PostgreSQL the second waits for the first's commit, then sees it completed)."""
+    result = await db.execute(
+        update(Upload)
+        .where(Upload.id == upload_id, Upload.status == "PENDING")
+        .values(status="COMPLETING")
+        .execution_options(synchronize_session=False)
+    )
+    return cast(CursorResult[Any], result).rowcount == 1
+
+
+async def upload_outcome(db: AsyncSession, upload_id: str) -> tuple[str, dict[str, Any] | None]:
+    row = (
+        await db.execute(select(Upload.status, Upload.result).where(Upload.id == upload_id))
+    ).one()
+    return row[0], row[1]
+
+
+async def add_storage(db: AsyncSession, workspace_id: str, size: int, quota: int | None) -> bool:
+    """Count ``size`` more stored bytes in one atomic UPDATE; False when over ``quota``."""
+    stmt = (
+        update(Workspace)
+        .where(Workspace.id == workspace_id)
+        .values(storage_used_bytes=Workspace.storage_used_bytes + size)
+        .execution_options(synchronize_session=False)
+    )
+    if quota is not None:
+        stmt = stmt.where(Workspace.storage_used_bytes + size <= quota)
+    return cast(CursorResult[Any], await db.execute(stmt)).rowcount == 1
+
+
+async def free_storage(db: AsyncSession, workspace_id: str, size: int) -> None:
+    if size <= 0:
+        return
+    await db.execute(
+        update(Workspace)
+        .where(Workspace.id == workspace_id)
+        .values(
+            storage_used_bytes=case(
+                (Workspace.storage_used_bytes > size, Workspace.storage_used_bytes - size),
+                else_=0,
+            )
+        )
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def storage_used(db: AsyncSession, workspace_id: str) -> int:
+    return int(
+        (
+            await db.execute(
+                select(Workspace.storage_used_bytes).where(Workspace.id == workspace_id)
+            )
+        ).scalar_one()
+    )
+
+
+# ---- attachments
+
+
+async def count_attachments(db: AsyncSession, entity_type: str, entity_id: str) -> int:
+    return int(
+        (
+            await db.execute(
+                select(func.count(Attachment.id)).where(
+                    Attachment.entity_type == entity_type,
+                    Attachment.entity_id == entity_id,
+                    Attachment.deleted_at.is_(None),
+                )
+            )
+        ).scalar_one()
+    )
+
+
+async def attachments_for(
+    db: AsyncSession, entity_type: str, entity_ids: Sequence[str]
+) -> Sequence[Any]:
+    if not entity_ids:
+        return []
+    return (
+        await db.execute(
+            select(
+                Attachment.id,
+                Attachment.entity_id,
+                Attachment.file_name,
+                Attachment.content_type,
+                Attachment.size_bytes,
+                Attachment.storage_key,
+                Attachment.created_at,
+                Attachment.created_by,
+            )
+            .where(
+                and_(
+                    Attachment.entity_type == entity_type,
+                    Attachment.entity_id.in_(entity_ids),
+                    Attachment.deleted_at.is_(None),
+                )
+            )
+            .order_by(Attachment.id)
+        )
+    ).all()
+
+
+async def get_attachment(db: AsyncSession, attachment_id: str) -> Attachment | None:
+    return (
+        await db.execute(
+            select(Attachment).where(
+                Attachment.id == attachment_id, Attachment.deleted_at.is_(None)
+            )
+        )
+    ).scalar_one_or_none()
+
+
+async def get_workspace(db: AsyncSession, workspace_id: str) -> Workspace | None:
+    return (
+        await db.execute(
+            select(Workspace).where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
+        )
+    ).scalar_one_or_none()
+
+
+async def workspace_logo(db: AsyncSession, workspace_id: str) -> Any:
+    return (
+        await db.execute(
+            select(Workspace.logo_key, Workspace.logo_content_type).where(
+                Workspace.id == workspace_id, Workspace.deleted_at.is_(None)
+            )
+        )
+    ).first()

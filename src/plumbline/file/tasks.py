@@ -1,0 +1,43 @@
+"""Housekeeping of stored objects: uploads never completed, and purged workspaces."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.file.uploads import PENDING, discard
+from plumbline.kit import clock
+from plumbline.kit.storage import get_storage
+from plumbline.models import Upload
+
+STALE_AFTER = timedelta(days=1)
+
+
+async def purge_stale_uploads(db: AsyncSession, older_than: timedelta = STALE_AFTER) -> int:
+    """ "files.purge_stale_uploads": remove uploads that expired ``older_than`` ago without
+    being completed, and any bytes their URL received. Flushes only; the caller commits."""
+    cutoff = clock.now() - older_than
+    rows = (
+        await db.execute(
+            select(Upload.id, Upload.storage_key).where(
+                Upload.status == PENDING, Upload.expires_at < cutoff
+            )
+        )
+    ).all()
+    for row in rows:
+        await discard(row.storage_key)
+    if rows:
+        await db.execute(delete(Upload).where(Upload.id.in_([row.id for row in rows])))
+        await db.flush()
+    return len(rows)
+
+
+async def purge_workspace_objects(db: AsyncSession, workspace_ids: list[str]) -> None:
+    """The ``before_purge`` hook of ``workspace.service.purge_deleted_workspaces``: every
+    object of these workspaces (file versions, attachments, logos, pending uploads) lives
+    under ``ws/{workspaceId}/``."""
+    storage = get_storage()
+    for workspace_id in workspace_ids:
+        await storage.delete_prefix(f"ws/{workspace_id}")

@@ -1,0 +1,1 @@
+"""Internal automation routes (``/internal/*``), authenticated with the cron secret."""

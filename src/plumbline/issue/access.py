@@ -1,0 +1,32 @@
+"""Which issues the caller may see, as checks shared by the issue services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.authz.permissions import ProjectRole
+from plumbline.authz.project import ProjectContext
+from plumbline.issue import repository as repo
+from plumbline.issue.errors import IssueNotFound, IssuesNotShared
+
+
+def require_shared(ctx: ProjectContext) -> None:
+    """Collections answer 403 to a client of a project that does not share its issues (their
+    items answer 404, like any issue the caller cannot see)."""
+    if (
+        ctx.is_external
+        and ctx.project_role == ProjectRole.CLIENT
+        and not repo.client_sees_issues(ctx)
+    ):
+        raise IssuesNotShared()
+
+
+async def require_row(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Row[Any]:
+    """The issue's ``repository.COLUMNS`` row within what the caller may see, else 404."""
+    row: Row[Any] | None = await repo.get_row(db, ctx, issue_id)
+    if row is None:
+        raise IssueNotFound()
+    return row

@@ -1,0 +1,63 @@
+"""List and export filters: ``status``, ``priority``, ``issueKind`` (comma-separated values),
+``assigneeId``, ``q`` (title/description, case-insensitive) and ``updatedSince``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import Depends, Query
+
+from plumbline.errors import ValidationFailed
+from plumbline.issue.schemas import KINDS, PRIORITIES, STATUSES
+
+
+@dataclass(frozen=True)
+class IssueFilters:
+    status: tuple[str, ...] = ()
+    priority: tuple[str, ...] = ()
+    issue_kind: tuple[str, ...] = ()
+    assignee_id: str | None = None
+    q: str | None = None
+    updated_since: datetime | None = None
+
+
+def _values(field: str, raw: str | None, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    values = tuple(dict.fromkeys(v.strip() for v in raw.split(",") if v.strip()))
+    wrong = [v for v in values if v not in allowed]
+    if wrong:
+        message = f"must be one of {', '.join(allowed)}"
+        raise ValidationFailed(
+            f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
+        )
+    return values
+
+
+def issue_filters(
+    status: Annotated[str | None, Query(description="OPEN, IN_PROGRESS, RESOLVED, CLOSED")] = None,
+    priority: Annotated[str | None, Query(description="LOW, MEDIUM, HIGH, URGENT")] = None,
+    issue_kind: Annotated[
+        str | None, Query(alias="issueKind", description="CONSTRUCTION, WORK_ORDER, OCCUPANT")
+    ] = None,
+    assignee_id: Annotated[str | None, Query(alias="assigneeId", max_length=32)] = None,
+    q: Annotated[
+        str | None, Query(max_length=200, description="Text in the title or description")
+    ] = None,
+    updated_since: Annotated[
+        datetime | None, Query(alias="updatedSince", description="Changed at or after")
+    ] = None,
+) -> IssueFilters:
+    return IssueFilters(
+        status=_values("status", status, STATUSES),
+        priority=_values("priority", priority, PRIORITIES),
+        issue_kind=_values("issueKind", issue_kind, KINDS),
+        assignee_id=assignee_id or None,
+        q=q.strip() or None if q else None,
+        updated_since=updated_since,
+    )
+
+
+Filters = Annotated[IssueFilters, Depends(issue_filters)]

@@ -1,0 +1,175 @@
+"""Request and response shapes of the issue routes (the responses are built as dicts; these
+models describe them in the OpenAPI)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, Field, StringConstraints, model_validator
+
+from plumbline.kit.schema import Schema
+
+STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
+PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
+KINDS = ("CONSTRUCTION", "WORK_ORDER", "OCCUPANT")
+WORK_ORDER_TYPES = ("CORRECTIVE", "PREVENTIVE", "INSPECTION_FOLLOWUP", "OCCUPANT")
+
+Status = Literal["OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED"]
+Priority = Literal["LOW", "MEDIUM", "HIGH", "URGENT"]
+IssueKind = Literal["CONSTRUCTION", "WORK_ORDER", "OCCUPANT"]
+WorkOrderType = Literal["CORRECTIVE", "PREVENTIVE", "INSPECTION_FOLLOWUP", "OCCUPANT"]
+
+
+def _calendar_day(value: Any) -> Any:
+    """Calendar days accept ``YYYY-MM-DD`` or a date-time (its date part is kept)."""
+    if isinstance(value, str) and len(value) > 10:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
+        except ValueError:
+            return value
+    if isinstance(value, datetime):
+        return value.date()
+    return value
+
+
+CalendarDay = Annotated[date, BeforeValidator(_calendar_day)]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Ref = Annotated[str, StringConstraints(min_length=1, max_length=32)]
+
+
+class Pin(Schema):
+    """A point on a drawing page, normalised to 0..1 from the top-left corner."""
+
+    x: float = Field(ge=0, le=1)
+    y: float = Field(ge=0, le=1)
+
+
+class ChecklistItem(Schema):
+    id: str | None = Field(default=None, max_length=64)
+    label: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+    done: bool = False
+
+
+class IssueCreate(Schema):
+    title: Title
+    description: str | None = Field(default=None, max_length=20000)
+    status: Status = "OPEN"
+    priority: Priority = "MEDIUM"
+    issue_kind: IssueKind = "CONSTRUCTION"
+    assignee_id: Ref | None = None
+    due_date: CalendarDay | None = None
+    location: str | None = Field(default=None, max_length=500)
+    file_id: Ref | None = None
+    file_version_id: Ref | None = None
+    page_number: int | None = Field(default=None, ge=1, le=100_000)
+    pin: Pin | None = None
+    asset_id: Ref | None = None
+    work_order_type: WorkOrderType | None = None
+    maintenance_schedule_id: Ref | None = None
+    checklist: list[ChecklistItem] = Field(default_factory=list, max_length=200)
+
+
+NOT_NULL = ("title", "status", "priority", "issue_kind", "checklist")
+
+
+class IssueUpdate(Schema):
+    """Only the fields present in the body change; nullable fields may be cleared with null."""
+
+    title: Title | None = None
+    description: str | None = Field(default=None, max_length=20000)
+    status: Status | None = None
+    priority: Priority | None = None
+    issue_kind: IssueKind | None = None
+    assignee_id: Ref | None = None
+    due_date: CalendarDay | None = None
+    location: str | None = Field(default=None, max_length=500)
+    file_id: Ref | None = None
+    file_version_id: Ref | None = None
+    page_number: int | None = Field(default=None, ge=1, le=100_000)
+    pin: Pin | None = None
+    asset_id: Ref | None = None
+    work_order_type: WorkOrderType | None = None
+    maintenance_schedule_id: Ref | None = None
+    checklist: list[ChecklistItem] | None = Field(default=None, max_length=200)
+
+    @model_validator(mode="after")
+    def _required_stay_set(self) -> IssueUpdate:
+        for name in NOT_NULL:
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null")
+        return self
+
+
+class ReferencePhoto(BaseModel):
+    id: str
+    fileName: str
+    contentType: str
+    sizeBytes: int
+    createdAt: datetime
+    createdBy: str | None
+    url: str | None = Field(default=None, description="Read URL, valid for 15 minutes")
+
+
+class UploadTarget(BaseModel):
+    uploadUrl: str
+    s3Key: str
+    uploadId: str
+    method: str
+    headers: dict[str, str]
+    expiresAt: datetime
+
+
+class IssueRead(BaseModel):
+    id: str
+    projectId: str
+    number: int
+    title: str
+    description: str | None
+    status: Status
+    priority: Priority
+    issueKind: IssueKind
+    assigneeId: str | None
+    dueDate: date | None
+    location: str | None
+    fileId: str | None
+    fileVersionId: str | None
+    pageNumber: int | None
+    pin: Pin | None
+    assetId: str | None
+    workOrderType: WorkOrderType | None
+    maintenanceScheduleId: str | None
+    checklist: list[ChecklistItem]
+    referencePhotos: list[ReferencePhoto]
+    createdBy: str | None
+    createdAt: datetime
+    updatedAt: datetime
+    statusChangedAt: datetime | None
+    resolvedAt: datetime | None
+    closedAt: datetime | None
+
+
+class CommentCreate(Schema):
+    body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=10000)]
+
+
+class CommentRead(BaseModel):
+    id: str
+    issueId: str
+    body: str
+    authorId: str | None
+    authorName: str
+    createdAt: datetime
+
+
+class PhotoPresign(Schema):
+    file_name: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)
+    ]
+    content_type: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    size_bytes: int = Field(ge=1)
+
+
+class PhotoComplete(Schema):
+    upload_id: Ref
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")

@@ -1,0 +1,317 @@
+"""Issue rules: numbering, kinds, status stamps, assignment, visibility, audit, notifications."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit, created, diff
+from plumbline.authz.permissions import Permission
+from plumbline.authz.project import ProjectContext
+from plumbline.config import settings
+from plumbline.db import UnitOfWork
+from plumbline.errors import Forbidden
+from plumbline.issue import photos
+from plumbline.issue import repository as repo
+from plumbline.issue.access import require_row, require_shared
+from plumbline.issue.errors import InvalidIssueField, IssueNotFound
+from plumbline.issue.export import stream_csv
+from plumbline.issue.filters import IssueFilters
+from plumbline.issue.schemas import ChecklistItem, IssueCreate, IssueUpdate
+from plumbline.issue.serialize import entity_row, issue_dict
+from plumbline.kit import clock, mail
+from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
+from plumbline.kit.sequence import next_number
+from plumbline.models import Issue
+from plumbline.notification.service import notification
+
+# Audited and returned fields, snake_case column -> camelCase API name.
+FIELDS = {
+    "title": "title",
+    "description": "description",
+    "status": "status",
+    "priority": "priority",
+    "issue_kind": "issueKind",
+    "assignee_id": "assigneeId",
+    "due_date": "dueDate",
+    "location": "location",
+    "file_id": "fileId",
+    "file_version_id": "fileVersionId",
+    "page_number": "pageNumber",
+    "pin": "pin",
+    "asset_id": "assetId",
+    "work_order_type": "workOrderType",
+    "maintenance_schedule_id": "maintenanceScheduleId",
+    "checklist": "checklist",
+    "status_changed_at": "statusChangedAt",
+    "resolved_at": "resolvedAt",
+    "closed_at": "closedAt",
+}
+NO_PHOTOS: tuple[()] = ()
+# Converting an occupant request into a work order is a manager's decision (API keys act as one).
+MANAGER_POWER = Permission.RECORDS_CLOSE
+
+
+def _checklist(items: list[ChecklistItem] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for item in items:
+        data = item.model_dump() if isinstance(item, ChecklistItem) else item
+        out.append({"id": data.get("id") or new_id(), "label": data["label"], "done": data["done"]})
+    return out
+
+
+def _snapshot(issue: Issue) -> dict[str, Any]:
+    return {api: getattr(issue, column) for column, api in FIELDS.items()}
+
+
+def _stamp_status(issue: Issue, status: str) -> None:
+    """Any status may follow any other; RESOLVED and CLOSED stamp their time, reopening clears."""
+    now = clock.now()
+    issue.status = status
+    issue.status_changed_at = now
+    if status == "RESOLVED":
+        issue.resolved_at = now
+        issue.closed_at = None
+    elif status == "CLOSED":
+        issue.closed_at = now
+    else:
+        issue.resolved_at = None
+        issue.closed_at = None
+
+
+class IssueService:
+    async def list_issues(
+        self, db: AsyncSession, ctx: ProjectContext, filters: IssueFilters, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Newest first; one query for the rows and, when some of them have reference photos,
+        one for those photos."""
+        require_shared(ctx)
+        rows, headers = page.finish(await repo.list_rows(db, ctx, filters, page))
+        by_issue = await photos.for_issues(db, [row[0] for row in rows if row[-1]])
+        # One shared empty tuple (orjson writes []) rather than a new list per row: fewer
+        # objects for the garbage collector on a 1,000-row page.
+        return [issue_dict(row, by_issue.get(row[0], NO_PHOTOS)) for row in rows], headers
+
+    def export(
+        self, ctx: ProjectContext, filters: IssueFilters
+    ) -> tuple[AsyncIterator[bytes], str]:
+        """The CSV stream of the list's rows (same filters, whole result) and its file name."""
+        require_shared(ctx)
+        label = re.sub(r"[^A-Za-z0-9._-]+", "-", ctx.project.project_number or ctx.project.id)
+        return stream_csv(repo.filtered(ctx, filters)), f"issues-{label}.csv"
+
+    async def get(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> dict[str, Any]:
+        row = await require_row(db, ctx, issue_id)
+        by_issue = await photos.for_issues(db, [issue_id])
+        return issue_dict(row, by_issue.get(issue_id) or [])
+
+    async def _entity(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Issue:
+        issue = await repo.get_entity(db, ctx, issue_id)
+        if issue is None:
+            raise IssueNotFound()
+        return issue
+
+    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> Row[Any]:
+        found = await repo.assignable_user(db, ctx, user_id)
+        if found is None:
+            raise InvalidIssueField(
+                "assigneeId", "the assignee must be someone who can work on this project"
+            )
+        return found
+
+    async def _resolve_file(
+        self, db: AsyncSession, ctx: ProjectContext, file_id: str | None, version_id: str | None
+    ) -> tuple[str | None, str | None]:
+        """The file and version pinned, checked to belong to this project (the file is filled
+        in from the version when only the version is given)."""
+        if version_id is not None:
+            owner = await repo.file_of_version(db, ctx.project.id, version_id)
+            if owner is None:
+                raise InvalidIssueField("fileVersionId", "no such file version in this project")
+            if file_id is not None and file_id != owner:
+                raise InvalidIssueField("fileVersionId", "this version belongs to another file")
+            return owner, version_id
+        if file_id is not None and not await repo.file_in_project(db, ctx.project.id, file_id):
+            raise InvalidIssueField("fileId", "no such file in this project")
+        return file_id, None
+
+    async def _notify_assigned(
+        self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: Row[Any]
+    ) -> None:
+        if assignee.id == ctx.user_id:
+            return
+        path = f"/projects/{ctx.project.id}/issues/{issue['id']}"
+        title = f"You were assigned issue #{issue['number']}: {issue['title']}"
+        await notification.notify(
+            uow.session,
+            [assignee.id],
+            kind="ISSUE_ASSIGNED",
+            title=title,
+            body=ctx.project.name,
+            href=path,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            actor_id=ctx.user_id,
+        )
+        by = ctx.principal.user.name if ctx.principal.user else "An integration"
+        text = (
+            f"Hello {assignee.name},\n\n{by} assigned you issue #{issue['number']} "
+            f"on {ctx.project.name}:\n\n{issue['title']}\n\n"
+            f"{settings.public_url.rstrip('/')}{path}\n"
+        )
+        subject = " ".join(title.split())[:200]  # no line breaks in a header
+        mail.queue(uow, mail.Mail(to=[assignee.email], subject=subject, text=text))
+
+    async def create(
+        self, uow: UnitOfWork, ctx: ProjectContext, body: IssueCreate
+    ) -> dict[str, Any]:
+        db = uow.session
+        if body.issue_kind == "OCCUPANT":
+            raise InvalidIssueField(
+                "issueKind", "occupant requests are created through the occupant portal"
+            )
+        assignee = await self._assignee(db, ctx, body.assignee_id) if body.assignee_id else None
+        file_id, version_id = await self._resolve_file(db, ctx, body.file_id, body.file_version_id)
+        now = clock.now()
+        status = body.status
+        values: dict[str, Any] = {
+            "id": new_id(),
+            "project_id": ctx.project.id,
+            "workspace_id": ctx.workspace.id,
+            "title": body.title,
+            "description": body.description,
+            "status": status,
+            "priority": body.priority,
+            "issue_kind": body.issue_kind,
+            "assignee_id": body.assignee_id,
+            "due_date": body.due_date,
+            "location": body.location,
+            "file_id": file_id,
+            "file_version_id": version_id,
+            "page_number": body.page_number,
+            "pin": body.pin.model_dump() if body.pin else None,
+            "asset_id": body.asset_id,
+            "work_order_type": body.work_order_type
+            or ("CORRECTIVE" if body.issue_kind == "WORK_ORDER" else None),
+            "maintenance_schedule_id": body.maintenance_schedule_id,
+            "checklist": _checklist(body.checklist),
+            "created_by": ctx.user_id,
+            "created_key_id": ctx.principal.key_id,
+            "created_at": now,
+            "updated_at": now,
+            "status_changed_at": now,
+            "resolved_at": now if status == "RESOLVED" else None,
+            "closed_at": now if status == "CLOSED" else None,
+        }
+        audit.record(
+            db,
+            action="issue.created",
+            entity_type="issue",
+            entity_id=values["id"],
+            principal=ctx.principal,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            changes=created({FIELDS[k]: values[k] for k in FIELDS}),
+        )
+        # The number's counter row stays locked until the commit, so concurrent creates queue
+        # there: write the audit entry first and keep only the insert and the commit behind it.
+        await db.flush()
+        values["number"] = await next_number(db, ctx.project.id, "issue")
+        await repo.insert_issue(db, values)
+        issue = issue_dict(tuple(values.get(key) for key in repo.COLUMN_KEYS), [])
+        if assignee is not None:
+            await self._notify_assigned(uow, ctx, issue, assignee)
+        return issue
+
+    async def update(
+        self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str, body: IssueUpdate
+    ) -> dict[str, Any]:
+        db = uow.session
+        issue = await self._entity(db, ctx, issue_id)
+        changes = body.model_dump(exclude_unset=True)
+        kind = changes.get("issue_kind", issue.issue_kind)
+        if kind != issue.issue_kind:
+            if kind == "OCCUPANT":
+                raise InvalidIssueField(
+                    "issueKind", "only the occupant portal creates occupant requests"
+                )
+            if issue.issue_kind == "OCCUPANT":
+                if kind != "WORK_ORDER":
+                    raise InvalidIssueField(
+                        "issueKind", "an occupant request can only become a work order"
+                    )
+                if not ctx.can(MANAGER_POWER):
+                    raise Forbidden("Only a manager can convert an occupant request")
+            if kind == "WORK_ORDER" and not changes.get("work_order_type", issue.work_order_type):
+                changes["work_order_type"] = (
+                    "OCCUPANT" if issue.issue_kind == "OCCUPANT" else "CORRECTIVE"
+                )
+        assignee = None
+        new_assignee = changes.get("assignee_id")
+        if new_assignee is not None and new_assignee != issue.assignee_id:
+            assignee = await self._assignee(db, ctx, new_assignee)
+        if "file_id" in changes or "file_version_id" in changes:
+            file_id = changes.get("file_id", issue.file_id)
+            version_id = changes.get("file_version_id", issue.file_version_id)
+            if (file_id, version_id) != (issue.file_id, issue.file_version_id):
+                changes["file_id"], changes["file_version_id"] = await self._resolve_file(
+                    db, ctx, file_id, version_id
+                )
+        if "checklist" in changes:
+            changes["checklist"] = _checklist(changes["checklist"])
+        before = _snapshot(issue)
+        status = changes.pop("status", issue.status)
+        for column, value in changes.items():
+            setattr(issue, column, value)
+        if status != issue.status:
+            _stamp_status(issue, status)
+        changed = diff(before, _snapshot(issue))
+        if changed:
+            issue.updated_at = clock.now()
+            audit.record(
+                db,
+                action="issue.updated",
+                entity_type="issue",
+                entity_id=issue.id,
+                principal=ctx.principal,
+                workspace_id=ctx.workspace.id,
+                project_id=ctx.project.id,
+                changes=changed,
+            )
+        await db.flush()
+        by_issue = await photos.for_issues(db, [issue.id])
+        result = issue_dict(entity_row(issue, repo.COLUMN_KEYS), by_issue.get(issue.id) or [])
+        if assignee is not None:
+            await self._notify_assigned(uow, ctx, result, assignee)
+        return result
+
+    async def delete(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> None:
+        """Soft delete: MANAGER+ (and keys) any issue, a MEMBER only the ones they created."""
+        issue = await self._entity(db, ctx, issue_id)
+        own = ctx.user_id is not None and issue.created_by == ctx.user_id
+        if not (
+            ctx.can(Permission.RECORDS_DELETE_ANY)
+            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
+        ):
+            raise Forbidden("You can delete only the issues you created")
+        now = clock.now()
+        issue.deleted_at = now
+        issue.updated_at = now
+        audit.record(
+            db,
+            action="issue.deleted",
+            entity_type="issue",
+            entity_id=issue.id,
+            principal=ctx.principal,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            changes={"deletedAt": [None, clock.iso(now)]},
+        )
+
+
+issue = IssueService()

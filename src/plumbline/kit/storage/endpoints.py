@@ -1,0 +1,99 @@
+"""The local backend's signed upload and read URLs (404 when another backend is configured)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+
+from fastapi import Request, Response
+from starlette.requests import ClientDisconnect
+
+from plumbline.auth.deps import Public
+from plumbline.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import ErrorBody, Ok
+from plumbline.kit.storage import LocalStorage, local_storage
+from plumbline.kit.storage.http import object_response
+from plumbline.kit.storage.local import GET, PUT, read_token
+from plumbline.routing import make_router
+
+router = make_router(tags=["storage"], dependencies=[Public])
+
+_ERRORS: dict[int | str, dict[str, object]] = {
+    403: {"model": ErrorBody, "description": "The link's signature is not valid"},
+    410: {"model": ErrorBody, "description": "The link has expired"},
+}
+BINARY = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
+
+
+def _backend() -> LocalStorage:
+    backend = local_storage()
+    if backend is None:
+        raise NotFound("The local storage backend is not in use")
+    return backend
+
+
+async def _body(request: Request) -> AsyncIterator[bytes]:
+    try:
+        async for chunk in request.stream():
+            if chunk:
+                yield chunk
+    except ClientDisconnect:
+        raise BadRequest("The upload was interrupted", code="UPLOAD_INTERRUPTED") from None
+
+
+@router.put(
+    "/storage/upload/{token}",
+    response_model=Ok,
+    responses={
+        **_ERRORS,
+        409: {"model": ErrorBody, "description": "The object was already uploaded"},
+    },
+    openapi_extra={
+        "requestBody": {"required": True, "content": BINARY},
+    },
+)
+async def upload_object(token: str, request: Request) -> ORJSONResponse:
+    """Receive the bytes of a presigned upload (local storage backend)."""
+    backend = _backend()
+    claims = read_token(token, PUT)
+    key, max_size = str(claims["k"]), int(claims["n"])
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_size:
+        raise PayloadTooLarge("More bytes than the upload declared")
+    if await backend.head(key) is not None:
+        raise Conflict("This object has already been uploaded", code="ALREADY_UPLOADED")
+    await backend.receive(key, _body(request), max_size)
+    return ORJSONResponse({"ok": True})
+
+
+@router.get(
+    "/storage/object/{token}",
+    response_class=Response,
+    responses={
+        200: {"content": BINARY, "description": "The object's bytes"},
+        206: {"content": BINARY, "description": "The requested byte range"},
+        304: {"description": "Not modified (If-None-Match)"},
+        416: {"model": ErrorBody, "description": "Requested range not satisfiable"},
+        **_ERRORS,
+    },
+)
+async def read_object(token: str, request: Request) -> Response:
+    """Stream a stored object through a presigned read URL (local backend); supports Range."""
+    backend = _backend()
+    claims = read_token(token, GET)
+    key = str(claims["k"])
+    size = await backend.head(key)
+    if size is None:
+        raise NotFound("The stored object no longer exists")
+    etag = '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
+    return object_response(
+        request,
+        backend,
+        key,
+        size=size,
+        content_type=claims.get("t") or "application/octet-stream",
+        etag=etag,
+        filename=claims.get("f"),
+        cache_control="private, max-age=3600",
+    )

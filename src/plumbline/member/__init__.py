@@ -1,0 +1,1 @@
+"""Workspace members, project access, link invites and e-mail invites (management routes)."""

@@ -1,0 +1,65 @@
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from plumbline.db import Base, IdMixin, IdType, JSONType
+
+
+class Issue(IdMixin, Base):
+    """An issue, work order or occupant request; soft-deleted so its number is never reused."""
+
+    __tablename__ = "issues"
+    __table_args__ = (
+        UniqueConstraint("project_id", "number"),
+        Index("ix_issues_project_id", "project_id", "id"),
+        Index("ix_issues_project_status", "project_id", "status"),
+        Index("ix_issues_project_assignee", "project_id", "assignee_id"),
+        Index("ix_issues_project_updated", "project_id", "updated_at"),
+        Index("ix_issues_project_kind", "project_id", "issue_kind"),
+        Index("ix_issues_maintenance_schedule", "maintenance_schedule_id"),
+    )
+
+    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
+    workspace_id: Mapped[str] = mapped_column(IdType)
+    number: Mapped[int]
+    title: Mapped[str] = mapped_column(String(500))
+    description: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(20), default="OPEN")
+    priority: Mapped[str] = mapped_column(String(10), default="MEDIUM")
+    issue_kind: Mapped[str] = mapped_column(String(20), default="CONSTRUCTION")
+    assignee_id: Mapped[str | None] = mapped_column(IdType)
+    due_date: Mapped[date | None]
+    location: Mapped[str | None] = mapped_column(String(500))
+    file_id: Mapped[str | None] = mapped_column(IdType)
+    file_version_id: Mapped[str | None] = mapped_column(IdType)
+    page_number: Mapped[int | None]
+    pin: Mapped[dict[str, float] | None] = mapped_column(JSONType)
+    asset_id: Mapped[str | None] = mapped_column(IdType)
+    work_order_type: Mapped[str | None] = mapped_column(String(30))
+    maintenance_schedule_id: Mapped[str | None] = mapped_column(IdType)
+    checklist: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    created_by: Mapped[str | None] = mapped_column(IdType)
+    created_key_id: Mapped[str | None] = mapped_column(IdType)
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    status_changed_at: Mapped[datetime | None]
+    resolved_at: Mapped[datetime | None]
+    closed_at: Mapped[datetime | None]
+    deleted_at: Mapped[datetime | None]
+
+
+class IssueComment(IdMixin, Base):
+    """A comment on an issue, by a user or (``author_id`` null) by an API key."""
+
+    __tablename__ = "issue_comments"
+    __table_args__ = (Index("ix_issue_comments_issue_id", "issue_id", "id"),)
+
+    issue_id: Mapped[str] = mapped_column(IdType, ForeignKey("issues.id", ondelete="CASCADE"))
+    project_id: Mapped[str] = mapped_column(IdType)
+    workspace_id: Mapped[str] = mapped_column(IdType)
+    body: Mapped[str] = mapped_column(Text)
+    author_id: Mapped[str | None] = mapped_column(IdType)
+    author_key_id: Mapped[str | None] = mapped_column(IdType)
+    created_at: Mapped[datetime]

@@ -1,0 +1,48 @@
+"""Queries of the caller's notifications; every statement is scoped to one user."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Row, Select, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Notification
+
+
+async def list_for_user(
+    db: AsyncSession, user_id: str, *, unread_only: bool, page: PageParams
+) -> Sequence[Row[*tuple[Any, ...]]]:
+    query: Select[*tuple[Any, ...]] = select(
+        Notification.id,
+        Notification.kind,
+        Notification.title,
+        Notification.body,
+        Notification.href,
+        Notification.workspace_id,
+        Notification.project_id,
+        Notification.read_at,
+        Notification.created_at,
+    ).where(Notification.user_id == user_id)
+    if unread_only:
+        query = query.where(Notification.read_at.is_(None))
+    rows: Sequence[Row[*tuple[Any, ...]]] = (
+        await db.execute(page.apply(query, Notification.id))
+    ).all()
+    return rows
+
+
+async def mark_read(db: AsyncSession, user_id: str, ids: list[str] | None, now: datetime) -> int:
+    """Mark unread notifications read (these ids, or all); returns how many changed."""
+    query = update(Notification).where(
+        Notification.user_id == user_id, Notification.read_at.is_(None)
+    )
+    if ids is not None:
+        query = query.where(Notification.id.in_(ids))
+    result = await db.execute(
+        query.values(read_at=now).execution_options(synchronize_session=False)
+    )
+    return int(cast(CursorResult[Any], result).rowcount)

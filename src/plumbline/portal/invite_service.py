@@ -1,0 +1,135 @@
+"""Invite tokens: look one up, accept it. Only the token's SHA-256 is stored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.auth.principal import Principal
+from plumbline.errors import Expired, Forbidden, NotFound
+from plumbline.kit import clock, crypto
+from plumbline.member import repository
+from plumbline.member.errors import InviteNotPending
+from plumbline.member.service import member as member_service
+from plumbline.models import EmailInvite, Invite, Workspace
+from plumbline.notification.service import notification
+
+NOT_FOUND = "This invite does not exist or was revoked"
+
+
+def _check_live(invite: Invite | EmailInvite) -> None:
+    if invite.revoked_at is not None:
+        raise NotFound(NOT_FOUND)
+    if invite.expires_at <= clock.now():
+        raise Expired("This invite has expired")
+
+
+class InviteTokenService:
+    async def _link(self, db: AsyncSession, token: str) -> tuple[Invite, Workspace]:
+        found = await repository.invite_by_token_hash(db, crypto.sha256_hex(token))
+        if found is None:
+            raise NotFound(NOT_FOUND)
+        _check_live(found[0])
+        return found
+
+    async def preview_link(self, db: AsyncSession, token: str) -> dict[str, Any]:
+        invite, workspace = await self._link(db, token)
+        return {
+            "workspaceName": workspace.name,
+            "role": invite.role,
+            "expiresAt": clock.iso(invite.expires_at),
+        }
+
+    async def accept_link(
+        self, db: AsyncSession, principal: Principal, token: str
+    ) -> dict[str, Any]:
+        """Join with the link's role; a member already there keeps their role (idempotent)."""
+        invite, workspace = await self._link(db, token)
+        user = principal.require_user()
+        existing = await repository.membership(db, workspace.id, user.id)
+        if existing is not None:
+            return {"workspaceId": workspace.id, "role": existing.role}
+        await member_service.join(
+            db, workspace, user.id, role=invite.role, principal=principal, action="invite.accepted"
+        )
+        await self._notify(db, workspace, invite.created_by, user.name, user.id)
+        return {"workspaceId": workspace.id, "role": invite.role}
+
+    async def _email(
+        self, db: AsyncSession, token: str, *, lock: bool = False
+    ) -> tuple[EmailInvite, Workspace]:
+        found = await repository.email_invite_by_token_hash(db, crypto.sha256_hex(token), lock=lock)
+        if found is None:
+            raise NotFound(NOT_FOUND)
+        return found
+
+    async def preview_email(self, db: AsyncSession, token: str) -> dict[str, Any]:
+        invite, workspace = await self._email(db, token)
+        if invite.accepted_at is not None:
+            raise InviteNotPending("This invite has already been accepted")
+        _check_live(invite)
+        return {
+            "workspaceName": workspace.name,
+            "role": invite.role,
+            "expiresAt": clock.iso(invite.expires_at),
+            "email": invite.email,
+            "kind": invite.kind,
+        }
+
+    async def accept_email(
+        self, db: AsyncSession, principal: Principal, token: str
+    ) -> dict[str, Any]:
+        """Single use. The signed-in e-mail must be the invited one; accepting verifies it."""
+        invite, workspace = await self._email(db, token, lock=True)
+        user = principal.require_user()
+        existing = await repository.membership(db, workspace.id, user.id)
+        if invite.accepted_at is not None:
+            if invite.accepted_by == user.id and existing is not None:
+                return {"workspaceId": workspace.id, "role": existing.role}
+            raise InviteNotPending("This invite has already been accepted")
+        _check_live(invite)
+        if user.email.strip().lower() != invite.email.lower():
+            raise Forbidden("This invite was sent to another e-mail address")
+        user.email_verified = True
+        invite.accepted_at = clock.now()
+        invite.accepted_by = user.id
+        if existing is not None:
+            await db.flush()
+            return {"workspaceId": workspace.id, "role": existing.role}
+        project_ids = sorted(
+            await repository.live_project_ids(db, workspace.id, invite.project_ids)
+        )
+        await member_service.join(
+            db,
+            workspace,
+            user.id,
+            role=invite.role,
+            principal=principal,
+            action="email_invite.accepted",
+            kind=invite.kind,
+            project_ids=project_ids,
+        )
+        await self._notify(db, workspace, invite.created_by, user.name, user.id)
+        return {"workspaceId": workspace.id, "role": invite.role}
+
+    async def _notify(
+        self,
+        db: AsyncSession,
+        workspace: Workspace,
+        inviter_id: str | None,
+        name: str,
+        user_id: str,
+    ) -> None:
+        await notification.notify(
+            db,
+            [inviter_id],
+            kind="INVITE_ACCEPTED",
+            title=f"{name} joined {workspace.name}",
+            href=f"/workspaces/{workspace.id}/members",
+            workspace_id=workspace.id,
+            actor_id=user_id,
+        )
+
+
+invite_tokens = InviteTokenService()

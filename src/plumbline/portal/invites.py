@@ -1,0 +1,48 @@
+from plumbline.auth.deps import CurrentUserUnverified, Public
+from plumbline.db import DB
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import ErrorBody
+from plumbline.portal.invite_schemas import EmailInvitePreview, InviteAccepted, InvitePreview
+from plumbline.portal.invite_service import invite_tokens
+from plumbline.routing import make_router
+
+router = make_router(tags=["invites"])
+EXPIRED: dict[int | str, dict[str, object]] = {
+    410: {"model": ErrorBody, "description": "The invite has expired"}
+}
+USED: dict[int | str, dict[str, object]] = {
+    409: {"model": ErrorBody, "description": "The invite has already been accepted"}
+}
+
+
+@router.get(
+    "/invites/{token}", response_model=InvitePreview, responses=EXPIRED, dependencies=[Public]
+)
+async def preview_invite(token: str, db: DB) -> ORJSONResponse:
+    """What an invite link offers: the workspace and the role."""
+    return ORJSONResponse(await invite_tokens.preview_link(db, token))
+
+
+@router.post("/invites/{token}/accept", response_model=InviteAccepted, responses=EXPIRED)
+async def accept_invite(token: str, principal: CurrentUserUnverified, db: DB) -> ORJSONResponse:
+    """Join the workspace through an invite link (e-mail verification not required)."""
+    return ORJSONResponse(await invite_tokens.accept_link(db, principal, token))
+
+
+@router.get(
+    "/email-invites/{token}",
+    response_model=EmailInvitePreview,
+    responses={**EXPIRED, **USED},
+    dependencies=[Public],
+)
+async def preview_email_invite(token: str, db: DB) -> ORJSONResponse:
+    """What an e-mail invite offers: the workspace, role, address and kind."""
+    return ORJSONResponse(await invite_tokens.preview_email(db, token))
+
+
+@router.post("/email-invites/{token}/accept", response_model=InviteAccepted, responses=EXPIRED)
+async def accept_email_invite(
+    token: str, principal: CurrentUserUnverified, db: DB
+) -> ORJSONResponse:
+    """Accept an e-mail invite as the invited address; this also verifies the e-mail."""
+    return ORJSONResponse(await invite_tokens.accept_email(db, principal, token))

@@ -1,0 +1,1 @@
+"""Projects: creation, settings, session, team."""

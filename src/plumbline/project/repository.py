@@ -1,0 +1,124 @@
+"""Project queries. Lists select columns (never entities) on the session's connection."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    DateTime,
+    Row,
+    Select,
+    and_,
+    delete,
+    func,
+    or_,
+    select,
+    type_coerce,
+)
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Membership, Project, ProjectMember, User
+
+PROJECT_COLUMNS: tuple[Any, ...] = (
+    Project.id,
+    Project.workspace_id,
+    Project.name,
+    Project.stage,
+    Project.location,
+    Project.currency,
+    Project.start_date,
+    Project.end_date,
+    Project.project_number,
+    Project.timezone,
+    Project.operations_mode,
+    # Read without UTCDateTime's per-value conversion: asyncpg returns UTC, SQLite the stored
+    # naive UTC; ``service.utc_iso`` formats either.
+    type_coerce(Project.created_at, DateTime(timezone=True)).label("created_at"),
+    type_coerce(Project.updated_at, DateTime(timezone=True)).label("updated_at"),
+)
+
+AnySelect = Select[*tuple[Any, ...]]
+Rows = Sequence[Row[*tuple[Any, ...]]]
+
+
+async def list_projects(
+    db: AsyncSession, *, workspace_id: str, named_for: str | None, page: PageParams
+) -> Rows:
+    """The workspace's live projects, newest first; only those named for ``named_for`` when set."""
+    query = select(*PROJECT_COLUMNS).where(
+        Project.workspace_id == workspace_id, Project.deleted_at.is_(None)
+    )
+    if named_for is not None:
+        query = query.where(
+            Project.id.in_(
+                select(ProjectMember.project_id).where(
+                    ProjectMember.user_id == named_for,
+                    ProjectMember.workspace_id == workspace_id,
+                )
+            )
+        )
+    conn = await db.connection()
+    rows: Rows = (await conn.execute(page.apply(query, Project.id))).all()
+    return rows
+
+
+def _team_filter(workspace_id: str) -> ColumnElement[bool]:
+    """Who sees the project: named on it, or an internal member without restrictions."""
+    return and_(
+        Membership.workspace_id == workspace_id,
+        or_(
+            ProjectMember.id.is_not(None),
+            and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
+        ),
+    )
+
+
+def _named_on(project_id: str) -> ColumnElement[bool]:
+    return and_(ProjectMember.project_id == project_id, ProjectMember.user_id == Membership.user_id)
+
+
+async def list_team(
+    db: AsyncSession, *, workspace_id: str, project_id: str, page: PageParams
+) -> Rows:
+    query: AnySelect = (
+        select(
+            Membership.id,
+            User.id.label("user_id"),
+            User.name,
+            User.email,
+            Membership.role,
+            ProjectMember.project_role,
+            Membership.is_external,
+        )
+        .join(User, User.id == Membership.user_id)
+        .outerjoin(ProjectMember, _named_on(project_id))
+        .where(_team_filter(workspace_id))
+    )
+    conn = await db.connection()
+    rows: Rows = (await conn.execute(page.apply(query, Membership.id))).all()
+    return rows
+
+
+async def count_team(db: AsyncSession, *, workspace_id: str, project_id: str) -> int:
+    query = (
+        select(func.count())
+        .select_from(Membership)
+        .outerjoin(ProjectMember, _named_on(project_id))
+        .where(_team_filter(workspace_id))
+    )
+    return int((await db.execute(query)).scalar_one())
+
+
+async def remove_named_access(
+    db: AsyncSession, *, project_id: str, user_id: str
+) -> Row[str, str | None] | None:
+    """Delete the user's ProjectMember row; returns its (id, project_role), None when absent."""
+    result = await db.execute(
+        delete(ProjectMember)
+        .where(ProjectMember.project_id == project_id, ProjectMember.user_id == user_id)
+        .returning(ProjectMember.id, ProjectMember.project_role)
+    )
+    return result.first()

@@ -1,0 +1,1 @@
+"""Punch items: per-project deficiency lists with an enforced review workflow."""

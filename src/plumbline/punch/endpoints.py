@@ -1,0 +1,97 @@
+from typing import Annotated
+
+from fastapi import Depends
+from fastapi.responses import StreamingResponse
+
+from plumbline.db import DB
+from plumbline.file.schemas import UploadTarget
+from plumbline.kit.pagination import Page
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import Ok
+from plumbline.punch.auth import CanReadPunch, CanWritePunch
+from plumbline.punch.schemas import (
+    BulkResults,
+    PhotoComplete,
+    PhotoPresign,
+    PunchBulkUpdate,
+    PunchCreate,
+    PunchFilters,
+    PunchRead,
+    PunchUpdate,
+    punch_filters,
+)
+from plumbline.punch.service import punch as punch_service
+from plumbline.routing import make_router
+
+router = make_router(prefix="/projects/{projectId}/punch", tags=["punch"])
+Filters = Annotated[PunchFilters, Depends(punch_filters)]
+
+
+@router.get("", response_model=list[PunchRead])
+async def list_punch(ctx: CanReadPunch, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
+    """List punch items, newest first (filters: status, priority, assignee, trade, text)."""
+    rows, headers = await punch_service.list_items(db, ctx, filters, page)
+    return ORJSONResponse(rows, headers=headers)
+
+
+@router.post("", response_model=PunchRead)
+async def create_punch(ctx: CanWritePunch, db: DB, body: PunchCreate) -> ORJSONResponse:
+    """Create a punch item (status OPEN, next punch number)."""
+    return ORJSONResponse(await punch_service.create(db, ctx, body))
+
+
+@router.get(
+    "/export.csv",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/csv": {}}, "description": "CSV, one row per item"}},
+)
+async def export_punch(ctx: CanReadPunch, filters: Filters) -> StreamingResponse:
+    """Export the filtered punch list as CSV (streamed)."""
+    return StreamingResponse(
+        punch_service.export_csv(ctx, filters),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="punch.csv"'},
+    )
+
+
+@router.patch("/bulk", response_model=BulkResults)
+async def bulk_update_punch(ctx: CanWritePunch, db: DB, body: PunchBulkUpdate) -> ORJSONResponse:
+    """Change the status and/or assignees of up to 200 punch items; results per item."""
+    return ORJSONResponse({"results": await punch_service.bulk(db, ctx, body)})
+
+
+@router.get("/{punchId}", response_model=PunchRead)
+async def get_punch(ctx: CanReadPunch, db: DB, punchId: str) -> ORJSONResponse:
+    """One punch item."""
+    return ORJSONResponse(await punch_service.get(db, ctx, punchId))
+
+
+@router.patch("/{punchId}", response_model=PunchRead)
+async def update_punch(
+    ctx: CanWritePunch, db: DB, punchId: str, body: PunchUpdate
+) -> ORJSONResponse:
+    """Update a punch item; status changes follow the workflow (409 INVALID_TRANSITION)."""
+    return ORJSONResponse(await punch_service.update(db, ctx, punchId, body))
+
+
+@router.delete("/{punchId}", response_model=Ok)
+async def delete_punch(ctx: CanWritePunch, db: DB, punchId: str) -> ORJSONResponse:
+    """Delete a punch item (soft; members delete only their own)."""
+    await punch_service.delete(db, ctx, punchId)
+    return ORJSONResponse({"ok": True})
+
+
+@router.post("/{punchId}/photos/presign", response_model=UploadTarget)
+async def presign_punch_photo(
+    ctx: CanWritePunch, db: DB, punchId: str, body: PhotoPresign
+) -> ORJSONResponse:
+    """Upload target for a reference photo (jpeg, png, webp, heic; at most 15 MB, 8 per item)."""
+    return ORJSONResponse(await punch_service.presign_photo(db, ctx, punchId, body))
+
+
+@router.post("/{punchId}/photos/complete", response_model=PunchRead)
+async def complete_punch_photo(
+    ctx: CanWritePunch, db: DB, punchId: str, body: PhotoComplete
+) -> ORJSONResponse:
+    """Record an uploaded reference photo; returns the punch item."""
+    return ORJSONResponse(await punch_service.complete_photo(db, ctx, punchId, body))

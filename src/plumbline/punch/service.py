@@ -1,0 +1,422 @@
+"""Punch rules: the status workflow, who may see and change what, audit and notifications.
+
+Workflow (any other change is 409 ``INVALID_TRANSITION``; setting the current status is a no-op):
+
+    OPEN -> IN_PROGRESS -> READY_FOR_REVIEW -> CLOSED      (closing: MANAGER and above)
+                 ^               |
+                 +---------------+  work not accepted
+    CLOSED -> OPEN                                          (reopening: MANAGER and above)
+
+A reopened item starts again from OPEN, so its assignees pick it up anew. New items are OPEN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit, created, diff
+from plumbline.authz.permissions import Permission, ProjectRole
+from plumbline.authz.project import ProjectContext
+from plumbline.errors import AppError, Forbidden, NotFound, ValidationFailed
+from plumbline.file.attachments import attachments
+from plumbline.kit import clock
+from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
+from plumbline.kit.sequence import next_number
+from plumbline.models import PunchItem
+from plumbline.notification.service import notification
+from plumbline.punch import export
+from plumbline.punch import repository as repo
+from plumbline.punch.errors import (
+    ExternalCannotReassign,
+    ManagerOnlyTransition,
+    PunchHiddenFromClients,
+    PunchTransitionRefused,
+)
+from plumbline.punch.schemas import (
+    PhotoComplete,
+    PhotoPresign,
+    PunchBulkUpdate,
+    PunchCreate,
+    PunchFilters,
+    PunchUpdate,
+)
+
+ENTITY = "punch_item"
+TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("OPEN", "IN_PROGRESS"),
+        ("IN_PROGRESS", "READY_FOR_REVIEW"),
+        ("READY_FOR_REVIEW", "IN_PROGRESS"),
+        ("READY_FOR_REVIEW", "CLOSED"),
+        ("CLOSED", "OPEN"),
+    }
+)
+MANAGER_TRANSITIONS = frozenset({("READY_FOR_REVIEW", "CLOSED"), ("CLOSED", "OPEN")})
+PHOTO_TYPES = frozenset({"image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"})
+PHOTO_MAX_BYTES = 15 * 1024 * 1024
+PHOTO_MAX_COUNT = 8
+_FIELDS = (
+    "title",
+    "location",
+    "trade",
+    "priority",
+    "due_date",
+    "notes",
+    "file_version_id",
+    "page_number",
+    "pin",
+)
+
+
+def day(value: date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def to_read(
+    item: PunchItem | Row[Any], assignee_ids: list[str], photos: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The API shape of a punch item, from an entity or a selected row."""
+    return {
+        "id": item.id,
+        "projectId": item.project_id,
+        "punchNumber": item.punch_number,
+        "title": item.title,
+        "location": item.location,
+        "trade": item.trade,
+        "priority": item.priority,
+        "status": item.status,
+        "assigneeIds": assignee_ids,
+        "dueDate": day(item.due_date),
+        "notes": item.notes,
+        "fileVersionId": item.file_version_id,
+        "pageNumber": item.page_number,
+        "pin": item.pin,
+        "referencePhotos": photos,
+        "closedAt": clock.iso(item.closed_at),
+        "createdBy": item.created_by,
+        "createdAt": clock.iso(item.created_at),
+        "updatedAt": clock.iso(item.updated_at),
+    }
+
+
+def _snapshot(item: PunchItem, assignee_ids: list[str]) -> dict[str, Any]:
+    return {
+        "title": item.title,
+        "location": item.location,
+        "trade": item.trade,
+        "priority": item.priority,
+        "status": item.status,
+        "assigneeIds": list(assignee_ids),
+        "dueDate": item.due_date,
+        "notes": item.notes,
+        "fileVersionId": item.file_version_id,
+        "pageNumber": item.page_number,
+        "pin": item.pin,
+        "closedAt": item.closed_at,
+    }
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+class PunchService:
+    def visibility(self, ctx: ProjectContext) -> repo.Visibility:
+        """What the caller sees: everything, or (contractors) what is assigned to them; clients
+        only when the project shares punch items with them."""
+        if ctx.is_external and ctx.project_role == ProjectRole.CLIENT:
+            if not ctx.project.client_visibility.get("showPunch"):
+                raise PunchHiddenFromClients()
+            return repo.Visibility(ctx.project.id)
+        if ctx.is_external:
+            return repo.Visibility(ctx.project.id, assigned_to=ctx.user_id)
+        return repo.Visibility(ctx.project.id)
+
+    async def _photos(self, db: AsyncSession, ids: Sequence[str]) -> dict[str, list[Any]]:
+        return await attachments.list_for(db, ENTITY, ids)
+
+    async def list_items(
+        self, db: AsyncSession, ctx: ProjectContext, filters: PunchFilters, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        query = page.apply(repo.list_query(self.visibility(ctx), filters), PunchItem.id)
+        found, headers = page.finish(await repo.rows(db, query))
+        ids = [row.id for row in found]
+        assignees = await repo.assignees_for(db, ids)
+        photos = await self._photos(db, ids)
+        return [to_read(row, assignees[row.id], photos[row.id]) for row in found], headers
+
+    async def _load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
+        item = await repo.get(db, self.visibility(ctx), punch_id)
+        if item is None:
+            raise NotFound("Punch item not found")
+        return item
+
+    async def _read(self, db: AsyncSession, item: PunchItem) -> dict[str, Any]:
+        assignees = await repo.assignees_for(db, [item.id])
+        photos = await self._photos(db, [item.id])
+        return to_read(item, assignees[item.id], photos[item.id])
+
+    async def get(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> dict[str, Any]:
+        return await self._read(db, await self._load(db, ctx, punch_id))
+
+    async def _check_assignees(
+        self, db: AsyncSession, ctx: ProjectContext, user_ids: list[str]
+    ) -> None:
+        allowed = await repo.assignable(db, ctx.project, user_ids)
+        refused = [u for u in user_ids if u not in allowed]
+        if refused:
+            raise ValidationFailed(
+                "Every assignee must be a member who can see this project",
+                details=[
+                    {"field": "assigneeIds", "message": f"{u} cannot be assigned"} for u in refused
+                ],
+            )
+
+    async def _check_file_version(
+        self, db: AsyncSession, ctx: ProjectContext, version_id: str | None
+    ) -> None:
+        if version_id and not await repo.file_version_in_project(db, ctx.project.id, version_id):
+            raise ValidationFailed(
+                "fileVersionId is not a file version of this project",
+                details=[{"field": "fileVersionId", "message": "not found in this project"}],
+            )
+
+    async def _notify(
+        self, db: AsyncSession, ctx: ProjectContext, item: PunchItem, user_ids: Iterable[str]
+    ) -> None:
+        await notification.notify(
+            db,
+            user_ids,
+            kind="PUNCH_ASSIGNED",
+            title=f"Punch #{item.punch_number} assigned to you: {item.title}",
+            href=f"/projects/{item.project_id}/punch/{item.id}",
+            workspace_id=item.workspace_id,
+            project_id=item.project_id,
+            actor_id=ctx.user_id,
+        )
+
+    async def create(
+        self, db: AsyncSession, ctx: ProjectContext, data: PunchCreate
+    ) -> dict[str, Any]:
+        self.visibility(ctx)
+        assignee_ids = _unique(data.assignee_ids or [])
+        if data.assignee_ids is None and ctx.is_external and ctx.user_id:
+            # An external's own item stays visible to them: it is theirs unless they say otherwise.
+            assignee_ids = [ctx.user_id]
+        await self._check_assignees(db, ctx, assignee_ids)
+        await self._check_file_version(db, ctx, data.file_version_id)
+        now = clock.now()
+        item = PunchItem(
+            id=new_id(),
+            project_id=ctx.project.id,
+            workspace_id=ctx.project.workspace_id,
+            punch_number=await next_number(db, ctx.project.id, "punch"),
+            title=data.title,
+            location=data.location,
+            trade=data.trade,
+            priority=data.priority,
+            status="OPEN",
+            due_date=data.due_date,
+            notes=data.notes,
+            file_version_id=data.file_version_id,
+            page_number=data.page_number,
+            pin=data.pin.model_dump() if data.pin else None,
+            created_by=ctx.user_id,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(item)
+        await db.flush()
+        await repo.set_assignees(db, item.id, assignee_ids)
+        values = _snapshot(item, assignee_ids) | {"punchNumber": item.punch_number}
+        audit.record(
+            db,
+            action="punch.created",
+            entity_type=ENTITY,
+            entity_id=item.id,
+            principal=ctx.principal,
+            workspace_id=item.workspace_id,
+            project_id=item.project_id,
+            changes=created(values),
+        )
+        await self._notify(db, ctx, item, assignee_ids)
+        return to_read(item, assignee_ids, [])
+
+    def _check_transition(self, ctx: ProjectContext, old: str, new: str) -> None:
+        if old == new:
+            return
+        if (old, new) not in TRANSITIONS:
+            extra: dict[str, Any] = {"from": old, "to": new}
+            raise PunchTransitionRefused(f"A punch item cannot go from {old} to {new}", **extra)
+        if (old, new) in MANAGER_TRANSITIONS and not ctx.can(Permission.RECORDS_CLOSE):
+            raise ManagerOnlyTransition()
+
+    async def _apply(
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        item: PunchItem,
+        current: list[str],
+        values: Mapping[str, Any],
+        assignee_ids: list[str] | None,
+    ) -> list[str]:
+        """Apply one item's change after checking its rules (nothing is written on refusal);
+        returns the item's assignees afterwards."""
+        if assignee_ids is not None and ctx.is_external and assignee_ids != current:
+            raise ExternalCannotReassign()
+        old_status, new_status = item.status, values.get("status", item.status)
+        self._check_transition(ctx, old_status, new_status)
+        before = _snapshot(item, current)
+        for name, value in values.items():
+            setattr(item, name, value)
+        if new_status != old_status:
+            item.closed_at = clock.now() if new_status == "CLOSED" else None
+        after_assignees = current if assignee_ids is None else assignee_ids
+        if after_assignees != current:
+            await repo.set_assignees(db, item.id, after_assignees)
+        changes = diff(before, _snapshot(item, after_assignees))
+        if not changes:
+            return after_assignees
+        item.updated_at = clock.now()
+        action = "punch.updated"
+        if new_status != old_status and new_status == "CLOSED":
+            action = "punch.closed"
+        elif new_status != old_status and old_status == "CLOSED":
+            action = "punch.reopened"
+        audit.record(
+            db,
+            action=action,
+            entity_type=ENTITY,
+            entity_id=item.id,
+            principal=ctx.principal,
+            workspace_id=item.workspace_id,
+            project_id=item.project_id,
+            changes=changes,
+        )
+        await self._notify(db, ctx, item, [u for u in after_assignees if u not in current])
+        return after_assignees
+
+    async def update(
+        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PunchUpdate
+    ) -> dict[str, Any]:
+        item = await self._load(db, ctx, punch_id)
+        given = data.model_fields_set
+        values: dict[str, Any] = {name: getattr(data, name) for name in _FIELDS if name in given}
+        if "pin" in values and data.pin is not None:
+            values["pin"] = data.pin.model_dump()
+        if "status" in given:
+            values["status"] = data.status
+        assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
+        if assignee_ids is not None:
+            await self._check_assignees(db, ctx, assignee_ids)
+        if values.get("file_version_id"):
+            await self._check_file_version(db, ctx, values["file_version_id"])
+        current = (await repo.assignees_for(db, [item.id]))[item.id]
+        after = await self._apply(db, ctx, item, current, values, assignee_ids)
+        await db.flush()
+        return to_read(item, after, (await self._photos(db, [item.id]))[item.id])
+
+    async def bulk(
+        self, db: AsyncSession, ctx: ProjectContext, data: PunchBulkUpdate
+    ) -> list[dict[str, Any]]:
+        """Each item follows its own rules; one refusal does not stop the others."""
+        ids = _unique(data.ids)
+        assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
+        if assignee_ids is not None:
+            await self._check_assignees(db, ctx, assignee_ids)
+        items = await repo.get_many(db, self.visibility(ctx), ids)
+        current = await repo.assignees_for(db, list(items))
+        values = {"status": data.status} if data.status is not None else {}
+        results: list[dict[str, Any]] = []
+        for punch_id in ids:
+            item = items.get(punch_id)
+            if item is None:
+                results.append(
+                    {
+                        "id": punch_id,
+                        "ok": False,
+                        "error": "Punch item not found",
+                        "code": "NOT_FOUND",
+                    }
+                )
+                continue
+            try:
+                await self._apply(db, ctx, item, current[punch_id], values, assignee_ids)
+            except AppError as refused:
+                results.append(
+                    {"id": punch_id, "ok": False, "error": refused.message, "code": refused.code}
+                )
+            else:
+                results.append({"id": punch_id, "ok": True})
+        await db.flush()
+        return results
+
+    async def delete(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> None:
+        item = await self._load(db, ctx, punch_id)
+        own = ctx.user_id is not None and item.created_by == ctx.user_id
+        if not (
+            ctx.can(Permission.RECORDS_DELETE_ANY)
+            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
+        ):
+            raise Forbidden("You can delete only the punch items you created")
+        item.deleted_at = clock.now()
+        audit.record(
+            db,
+            action="punch.deleted",
+            entity_type=ENTITY,
+            entity_id=item.id,
+            principal=ctx.principal,
+            workspace_id=item.workspace_id,
+            project_id=item.project_id,
+            changes={"deletedAt": [None, clock.iso(item.deleted_at)]},
+        )
+        await db.flush()
+
+    async def presign_photo(
+        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoPresign
+    ) -> dict[str, Any]:
+        """An upload target for one reference photo (jpeg, png, webp, heic; 15 MB; 8 per item)."""
+        item = await self._load(db, ctx, punch_id)
+        return await attachments.presign(
+            db,
+            ctx,
+            entity_type=ENTITY,
+            entity_id=item.id,
+            file_name=data.file_name,
+            content_type=data.content_type,
+            size_bytes=data.size_bytes,
+            allowed_types=PHOTO_TYPES,
+            max_bytes=PHOTO_MAX_BYTES,
+            max_count=PHOTO_MAX_COUNT,
+        )
+
+    async def complete_photo(
+        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoComplete
+    ) -> dict[str, Any]:
+        """Record an uploaded photo; returns the item with its ``referencePhotos``."""
+        item = await self._load(db, ctx, punch_id)
+        await attachments.complete(
+            db,
+            ctx,
+            entity_type=ENTITY,
+            entity_id=item.id,
+            upload_id=data.upload_id,
+            sha256=data.sha256,
+        )
+        item.updated_at = clock.now()
+        await db.flush()
+        return await self._read(db, item)
+
+    def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[str]:
+        """CSV of the filtered list, newest first, read in keyset batches by its own session
+        (the request's session is closed once streaming starts)."""
+        return export.csv_lines(self.visibility(ctx), filters)
+
+
+punch = PunchService()

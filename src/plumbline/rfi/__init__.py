@@ -1,0 +1,1 @@
+"""Requests for information: numbered questions routed to responders and answered officially."""

@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import Depends, Query
+from starlette.responses import StreamingResponse
+
+from plumbline.db import DB
+from plumbline.file.schemas import AttachmentRead, UploadTarget
+from plumbline.kit import clock
+from plumbline.kit.pagination import Page
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import Ok
+from plumbline.rfi.attachments import rfi_attachments
+from plumbline.rfi.auth import CanPostRfiMessage, CanReadRfi, CanWriteRfi
+from plumbline.rfi.export import rfi_csv
+from plumbline.rfi.messages import rfi_messages
+from plumbline.rfi.repository import RfiFilters, Viewer
+from plumbline.rfi.schemas import (
+    AttachmentComplete,
+    AttachmentPresign,
+    MessageCreate,
+    MessageRead,
+    Priority,
+    RfiCreate,
+    RfiRead,
+    RfiUpdate,
+    Status,
+)
+from plumbline.rfi.service import rfi as rfi_service
+from plumbline.routing import make_router
+
+router = make_router(prefix="/projects/{projectId}/rfi", tags=["rfi"])
+
+
+def rfi_filters(
+    status: Annotated[Status | None, Query(description="Only RFIs in this status")] = None,
+    priority: Annotated[Priority | None, Query(description="Only this priority")] = None,
+    assigneeId: Annotated[
+        str | None, Query(max_length=64, description="Only RFIs this user responds to")
+    ] = None,
+    q: Annotated[
+        str | None,
+        Query(max_length=200, description="Text in the title or question, or the number"),
+    ] = None,
+    updatedSince: Annotated[
+        datetime | None, Query(description="Only RFIs updated at or after this instant")
+    ] = None,
+) -> RfiFilters:
+    return RfiFilters(status, priority, assigneeId, q or None, updatedSince)
+
+
+Filters = Annotated[RfiFilters, Depends(rfi_filters)]
+
+
+@router.get("", response_model=list[RfiRead])
+async def list_rfis(ctx: CanReadRfi, db: DB, page: Page, filters: Filters) -> ORJSONResponse:
+    """List the project's RFIs, newest first."""
+    rows, headers = await rfi_service.list_rfis(db, ctx, filters, page)
+    return ORJSONResponse(rows, headers=headers)
+
+
+@router.post("", response_model=RfiRead)
+async def create_rfi(ctx: CanWriteRfi, db: DB, body: RfiCreate) -> ORJSONResponse:
+    """Create an RFI (status OPEN, next number of the project)."""
+    return ORJSONResponse(await rfi_service.create(db, ctx, body))
+
+
+@router.get(
+    "/export.csv",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/csv": {}}, "description": "The RFIs as CSV"}},
+)
+async def export_rfis(ctx: CanReadRfi, filters: Filters) -> StreamingResponse:
+    """Export the project's RFIs as CSV (same filters as the list), streamed."""
+    filename = f"rfis-{clock.today().isoformat()}.csv"
+    return StreamingResponse(
+        rfi_csv(Viewer.of(ctx), filters),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.get("/{rfiId}", response_model=RfiRead)
+async def read_rfi(ctx: CanReadRfi, db: DB, rfiId: str) -> ORJSONResponse:
+    """Read one RFI."""
+    return ORJSONResponse(await rfi_service.read(db, ctx, rfiId))
+
+
+@router.patch("/{rfiId}", response_model=RfiRead)
+async def update_rfi(ctx: CanWriteRfi, db: DB, rfiId: str, body: RfiUpdate) -> ORJSONResponse:
+    """Edit an RFI or move it through its workflow (status, answerMessageId)."""
+    return ORJSONResponse(await rfi_service.update(db, ctx, rfiId, body))
+
+
+@router.delete("/{rfiId}", response_model=Ok)
+async def delete_rfi(ctx: CanWriteRfi, db: DB, rfiId: str) -> ORJSONResponse:
+    """Delete an RFI (soft; members delete their own, managers any)."""
+    await rfi_service.delete(db, ctx, rfiId)
+    return ORJSONResponse({"ok": True})
+
+
+@router.get("/{rfiId}/messages", response_model=list[MessageRead])
+async def list_rfi_messages(ctx: CanReadRfi, db: DB, page: Page, rfiId: str) -> ORJSONResponse:
+    """List an RFI's messages, newest first."""
+    rows, headers = await rfi_messages.list_messages(db, ctx, rfiId, page)
+    return ORJSONResponse(rows, headers=headers)
+
+
+@router.post("/{rfiId}/messages", response_model=MessageRead)
+async def post_rfi_message(
+    ctx: CanPostRfiMessage, db: DB, rfiId: str, body: MessageCreate
+) -> ORJSONResponse:
+    """Post a message (sanitised rich text) on an RFI."""
+    return ORJSONResponse(await rfi_messages.post(db, ctx, rfiId, body))
+
+
+@router.post("/{rfiId}/attachments/presign", response_model=UploadTarget)
+async def presign_rfi_attachment(
+    ctx: CanWriteRfi, db: DB, rfiId: str, body: AttachmentPresign
+) -> ORJSONResponse:
+    """Get an upload target for an RFI attachment (any type, at most 25 MB)."""
+    return ORJSONResponse(await rfi_attachments.presign(db, ctx, rfiId, body))
+
+
+@router.post("/{rfiId}/attachments/complete", response_model=AttachmentRead)
+async def complete_rfi_attachment(
+    ctx: CanWriteRfi, db: DB, rfiId: str, body: AttachmentComplete
+) -> ORJSONResponse:
+    """Record an uploaded RFI attachment once its bytes are stored."""
+    return ORJSONResponse(await rfi_attachments.complete(db, ctx, rfiId, body))

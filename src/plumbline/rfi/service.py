@@ -1,0 +1,423 @@
+"""RFI rules: numbering, references, the enforced workflow, audit and notifications."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic.alias_generators import to_camel
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit, created, diff
+from plumbline.authz.permissions import Permission
+from plumbline.authz.project import ProjectContext
+from plumbline.errors import Forbidden
+from plumbline.file.attachments import attachments
+from plumbline.kit import clock
+from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
+from plumbline.kit.sequence import next_number
+from plumbline.models import Rfi, RfiMessage
+from plumbline.notification.service import notification
+from plumbline.rfi.access import visible_rfi
+from plumbline.rfi.attachments import ATTACHMENT_ENTITY
+from plumbline.rfi.errors import (
+    NotRfiManager,
+    NotRfiResponder,
+    RfiClosed,
+    RfiTransitionRefused,
+    invalid,
+)
+from plumbline.rfi.repository import RESPONDER_ROLES, RfiFilters, Viewer, rfi_repository
+from plumbline.rfi.schemas import RfiCreate, RfiUpdate
+from plumbline.rfi.views import rfi_dict, values_of
+from plumbline.rfi.workflow import (
+    ANSWERED,
+    CLOSED,
+    IN_REVIEW,
+    OPEN,
+    RESPONDER_STEPS,
+    STEPS,
+)
+
+# Fields a PATCH edits directly (status and the answer go through the workflow).
+EDITABLE = (
+    "title",
+    "question",
+    "priority",
+    "due_date",
+    "manager_id",
+    "issue_ids",
+    "file_version_id",
+    "page_number",
+    "pin",
+)
+
+
+def _snapshot(rfi: Rfi, assignee_ids: Sequence[str]) -> dict[str, Any]:
+    values = {name: getattr(rfi, name) for name in EDITABLE}
+    values["assignee_ids"] = list(assignee_ids)
+    return values
+
+
+def _audit_keys(values: dict[str, Any]) -> dict[str, Any]:
+    return {to_camel(key): value for key, value in values.items()}
+
+
+class RfiService:
+    # ---- reads -------------------------------------------------------------------------------
+
+    async def list_rfis(
+        self, db: AsyncSession, ctx: ProjectContext, filters: RfiFilters, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        rows, headers = page.finish(
+            await rfi_repository.list_rows(db, Viewer.of(ctx), filters, page)
+        )
+        ids = [row.id for row in rows]
+        assignees = await rfi_repository.assignees_of(db, ids)
+        files = await attachments.list_for(db, ATTACHMENT_ENTITY, ids)
+        return [rfi_dict(row._mapping, assignees[row.id], files[row.id]) for row in rows], headers
+
+    async def read(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> dict[str, Any]:
+        rfi = await visible_rfi(db, ctx, rfi_id)
+        return await self._view(db, rfi)
+
+    async def _view(
+        self, db: AsyncSession, rfi: Rfi, responders: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        if responders is None:
+            responders = (await rfi_repository.assignees_of(db, [rfi.id]))[rfi.id]
+        files = await attachments.list_for(db, ATTACHMENT_ENTITY, [rfi.id])
+        return rfi_dict(values_of(rfi), list(responders), files[rfi.id])
+
+    # ---- create, update, delete --------------------------------------------------------------
+
+    async def create(
+        self, db: AsyncSession, ctx: ProjectContext, body: RfiCreate
+    ) -> dict[str, Any]:
+        if ctx.is_external:
+            raise Forbidden("External collaborators cannot create RFIs")
+        project = ctx.project
+        manager_id = body.manager_id or ctx.user_id
+        await self._check_people(db, ctx, body.assignee_ids, manager_id)
+        await self._check_references(db, ctx, body.file_version_id, body.issue_ids)
+        now = clock.now()
+        rfi = Rfi(
+            id=new_id(),
+            project_id=project.id,
+            workspace_id=project.workspace_id,
+            rfi_number=await next_number(db, project.id, "rfi"),
+            title=body.title,
+            question=body.question,
+            status=OPEN,
+            priority=body.priority,
+            due_date=body.due_date,
+            manager_id=manager_id,
+            issue_ids=body.issue_ids,
+            file_version_id=body.file_version_id,
+            page_number=body.page_number,
+            pin=body.pin.model_dump() if body.pin else None,
+            created_by=ctx.user_id,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(rfi)
+        await db.flush()
+        await rfi_repository.set_assignees(db, rfi.id, body.assignee_ids)
+        values = values_of(rfi)
+        audit.record(
+            db,
+            action="rfi.created",
+            entity_type="rfi",
+            entity_id=rfi.id,
+            principal=ctx.principal,
+            workspace_id=project.workspace_id,
+            project_id=project.id,
+            changes=created(
+                _audit_keys(
+                    {
+                        **_snapshot(rfi, body.assignee_ids),
+                        "rfi_number": rfi.rfi_number,
+                        "status": OPEN,
+                    }
+                )
+            ),
+        )
+        await self._notify(
+            db,
+            ctx,
+            rfi,
+            body.assignee_ids,
+            "RFI_ASSIGNED",
+            "You were added as a responder on RFI #{n}: {title}",
+        )
+        return rfi_dict(values, body.assignee_ids, [])
+
+    async def update(
+        self, db: AsyncSession, ctx: ProjectContext, rfi_id: str, body: RfiUpdate
+    ) -> dict[str, Any]:
+        refused = body.refused_nulls()
+        if refused:
+            raise invalid(refused[0], "cannot be null")
+        given = body.model_fields_set
+        if body.answer_message_id is not None and body.status != ANSWERED:
+            raise invalid("answerMessageId", 'is only accepted with status "ANSWERED"')
+        rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
+        responders = (await rfi_repository.assignees_of(db, [rfi.id]))[rfi.id]
+        current = rfi.status
+        step: tuple[str, str] | None = None
+        if body.status is not None and (body.status != current or body.answer_message_id):
+            step = (current, body.status)
+            if step not in STEPS:
+                raise RfiTransitionRefused(current, body.status)
+        fields = [name for name in EDITABLE if name in given]
+        if "assignee_ids" in given:
+            fields.append("assignee_ids")
+        if current == CLOSED and step is None and fields:
+            raise RfiClosed()
+        self._check_actor(ctx, rfi, responders, step, fields, body)
+
+        before = _snapshot(rfi, responders)
+        new_responders = responders
+        if "assignee_ids" in given and body.assignee_ids is not None:
+            new_responders = body.assignee_ids
+            await self._check_people(db, ctx, new_responders, None)
+        if (
+            "manager_id" in given
+            and body.manager_id is not None
+            and body.manager_id != rfi.manager_id
+        ):
+            await self._check_people(db, ctx, [], body.manager_id)
+        await self._check_references(
+            db,
+            ctx,
+            body.file_version_id if "file_version_id" in given else None,
+            body.issue_ids if "issue_ids" in given and body.issue_ids else [],
+        )
+        final_status = step[1] if step else current
+        if final_status == IN_REVIEW and not new_responders:
+            if step is not None:
+                raise RfiTransitionRefused(current, IN_REVIEW, "it needs at least one responder")
+            raise invalid("assigneeIds", "an RFI in review keeps at least one responder")
+        message = None
+        if step == (IN_REVIEW, ANSWERED):
+            if body.answer_message_id is None:
+                raise RfiTransitionRefused(
+                    current, ANSWERED, "name the message that answers it (answerMessageId)"
+                )
+            message = await rfi_repository.message(db, rfi.id, body.answer_message_id)
+            if message is None:
+                raise RfiTransitionRefused(
+                    current, ANSWERED, "answerMessageId is not a message of this RFI"
+                )
+
+        for name in EDITABLE:
+            if name in given:
+                value = getattr(body, name)
+                setattr(rfi, name, value.model_dump() if name == "pin" and value else value)
+        if new_responders != responders:
+            await rfi_repository.set_assignees(db, rfi.id, new_responders)
+        now = clock.now()
+        changes = diff(before, _snapshot(rfi, new_responders))
+        status_changes: dict[str, list[Any]] = {}
+        if step is not None:
+            status_changes = self._apply_step(ctx, rfi, step, message, now)
+        if changes or status_changes:
+            rfi.updated_at = now
+        await db.flush()
+        project = ctx.project
+        if changes:
+            audit.record(
+                db,
+                action="rfi.updated",
+                entity_type="rfi",
+                entity_id=rfi.id,
+                principal=ctx.principal,
+                workspace_id=project.workspace_id,
+                project_id=project.id,
+                changes=_audit_keys(changes),
+            )
+        notified: set[str] = set()
+        if step is not None:
+            spec = STEPS[step]
+            audit.record(
+                db,
+                action=spec.action,
+                entity_type="rfi",
+                entity_id=rfi.id,
+                principal=ctx.principal,
+                workspace_id=project.workspace_id,
+                project_id=project.id,
+                changes=status_changes,
+            )
+            recipients = new_responders if spec.to_responders else [rfi.manager_id]
+            notified = set(await self._notify(db, ctx, rfi, recipients, spec.notify, spec.title))
+        added = [user_id for user_id in new_responders if user_id not in responders]
+        # A responder added by the same request that sends the RFI to them hears about it once.
+        await self._notify(
+            db,
+            ctx,
+            rfi,
+            [user_id for user_id in added if user_id not in notified],
+            "RFI_ASSIGNED",
+            "You were added as a responder on RFI #{n}: {title}",
+        )
+        return await self._view(db, rfi, new_responders)
+
+    def _check_actor(
+        self,
+        ctx: ProjectContext,
+        rfi: Rfi,
+        responders: Sequence[str],
+        step: tuple[str, str] | None,
+        fields: Sequence[str],
+        body: RfiUpdate,
+    ) -> None:
+        """Externals only answer; the manager (or MANAGER+, or a key) moves the RFI along and
+        hands it to another manager; responders may also answer."""
+        is_manager = ctx.can(Permission.RECORDS_CLOSE) or (
+            ctx.user_id is not None and ctx.user_id == rfi.manager_id
+        )
+        is_responder = ctx.user_id is not None and ctx.user_id in responders
+        if ctx.is_external and (fields or step not in RESPONDER_STEPS):
+            raise Forbidden("External collaborators can only answer the RFIs they respond to")
+        if step is not None:
+            if step in RESPONDER_STEPS:
+                if not (is_manager or is_responder):
+                    raise NotRfiResponder()
+            elif not is_manager:
+                raise NotRfiManager()
+        if "manager_id" in fields and body.manager_id != rfi.manager_id and not is_manager:
+            raise NotRfiManager(
+                "Only the RFI's manager or a project manager can change its manager"
+            )
+
+    def _apply_step(
+        self,
+        ctx: ProjectContext,
+        rfi: Rfi,
+        step: tuple[str, str],
+        message: RfiMessage | None,
+        now: Any,
+    ) -> dict[str, list[Any]]:
+        before = {
+            "status": rfi.status,
+            "officialResponse": rfi.official_response,
+            "answeredAt": rfi.answered_at,
+            "answeredBy": rfi.answered_by,
+            "closedAt": rfi.closed_at,
+        }
+        target = step[1]
+        rfi.status = target
+        if target == IN_REVIEW:
+            # Back in review (more information needed, or reopened): the old answer no longer
+            # stands; the audit log keeps it.
+            rfi.official_response = None
+            rfi.answered_at = None
+            rfi.answered_by = None
+            rfi.closed_at = None
+        elif target == ANSWERED and message is not None:
+            rfi.official_response = {
+                "messageId": message.id,
+                "body": message.body,
+                "createdBy": message.created_by,
+            }
+            rfi.answered_at = now
+            rfi.answered_by = ctx.user_id
+        elif target == CLOSED:
+            rfi.closed_at = now
+        after = {
+            "status": rfi.status,
+            "officialResponse": rfi.official_response,
+            "answeredAt": rfi.answered_at,
+            "answeredBy": rfi.answered_by,
+            "closedAt": rfi.closed_at,
+        }
+        return diff(before, after)
+
+    async def delete(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> None:
+        rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
+        own = ctx.user_id is not None and rfi.created_by == ctx.user_id
+        if not (
+            ctx.can(Permission.RECORDS_DELETE_ANY)
+            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
+        ):
+            raise Forbidden("Members can delete only the RFIs they created")
+        now = clock.now()
+        rfi.deleted_at = now
+        rfi.updated_at = now
+        audit.record(
+            db,
+            action="rfi.deleted",
+            entity_type="rfi",
+            entity_id=rfi.id,
+            principal=ctx.principal,
+            workspace_id=ctx.project.workspace_id,
+            project_id=ctx.project.id,
+            changes={"deletedAt": [None, clock.iso(now)]},
+        )
+
+    # ---- helpers -----------------------------------------------------------------------------
+
+    async def _check_people(
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        responders: Sequence[str],
+        manager_id: str | None,
+    ) -> None:
+        """Responders: people who can see the project (internal, or named contractors and
+        subcontractors). The manager: an internal member who can see it."""
+        wanted = [*responders, *([manager_id] if manager_id else [])]
+        people = await rfi_repository.project_people(
+            db, ctx.project.workspace_id, ctx.project.id, wanted
+        )
+        for user_id in responders:
+            found = people.get(user_id)
+            if found is None or (found[0] and found[1] not in RESPONDER_ROLES):
+                raise invalid("assigneeIds", f"{user_id} cannot respond on this project")
+        if manager_id is not None:
+            found = people.get(manager_id)
+            if found is None or found[0]:
+                raise invalid("managerId", f"{manager_id} cannot manage RFIs on this project")
+
+    async def _check_references(
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        file_version_id: str | None,
+        issue_ids: Sequence[str],
+    ) -> None:
+        project_id = ctx.project.id
+        if file_version_id and not await rfi_repository.file_version_in_project(
+            db, project_id, file_version_id
+        ):
+            raise invalid("fileVersionId", "no such file version in this project")
+        if issue_ids:
+            known = await rfi_repository.known_issue_ids(db, project_id, issue_ids)
+            missing = [i for i in issue_ids if i not in known]
+            if missing:
+                raise invalid("issueIds", f"no issue {missing[0]} in this project")
+
+    async def _notify(
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        rfi: Rfi,
+        user_ids: Iterable[str | None],
+        kind: str,
+        title: str,
+    ) -> list[str]:
+        return await notification.notify(
+            db,
+            user_ids,
+            kind=kind,
+            title=title.format(n=rfi.rfi_number, title=rfi.title),
+            href=f"/projects/{rfi.project_id}/rfi/{rfi.id}",
+            workspace_id=rfi.workspace_id,
+            project_id=rfi.project_id,
+            actor_id=ctx.user_id,
+        )
+
+
+rfi = RfiService()

@@ -1,0 +1,1 @@
+"""Workspaces: create, read, rename and brand, soft delete and purge, the workspace dashboard."""

@@ -1,0 +1,5 @@
+from plumbline.errors import Conflict
+
+
+class SlugTaken(Conflict):
+    message = "This workspace address is already taken"

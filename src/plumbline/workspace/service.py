@@ -1,0 +1,222 @@
+"""Workspace rules: unique slugs, the creator as SUPER_ADMIN, soft delete with a restore window."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit, created, diff
+from plumbline.auth.principal import Principal
+from plumbline.authz.permissions import Role
+from plumbline.authz.plans import TRIAL_DAYS, storage_quota
+from plumbline.authz.workspace import WorkspaceContext
+from plumbline.errors import Forbidden, ValidationFailed
+from plumbline.kit import clock
+from plumbline.models import Membership, Workspace
+from plumbline.workspace import repository
+from plumbline.workspace.errors import SlugTaken
+from plumbline.workspace.schemas import WorkspaceCreate, WorkspaceUpdate
+
+RESTORE_WINDOW = timedelta(days=30)
+ACTIVITY_DAYS = 14
+SLUG_BASE_LENGTH = 60
+
+PurgeHook = Callable[[AsyncSession, list[str]], Awaitable[None]]
+
+
+def slugify(name: str) -> str:
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return slug[:SLUG_BASE_LENGTH].strip("-") or "workspace"
+
+
+def logo_url(workspace: Workspace) -> str | None:
+    return f"/api/v1/public/workspaces/{workspace.id}/logo" if workspace.logo_key else None
+
+
+def workspace_dict(workspace: Workspace) -> dict[str, Any]:
+    return {
+        "id": workspace.id,
+        "name": workspace.name,
+        "slug": workspace.slug,
+        "logo": logo_url(workspace),
+        "primaryColor": workspace.primary_color,
+        "plan": workspace.plan,
+        "subscriptionStatus": workspace.subscription_status,
+        "trialEndsAt": clock.iso(workspace.trial_ends_at),
+        "storageUsedBytes": workspace.storage_used_bytes,
+        "storageQuotaBytes": storage_quota(workspace),
+        "createdAt": clock.iso(workspace.created_at),
+    }
+
+
+def _audited(workspace: Workspace) -> dict[str, Any]:
+    return {
+        "name": workspace.name,
+        "slug": workspace.slug,
+        "primaryColor": workspace.primary_color,
+    }
+
+
+class WorkspaceService:
+    async def create(
+        self, db: AsyncSession, principal: Principal, data: WorkspaceCreate
+    ) -> dict[str, Any]:
+        """The caller becomes the workspace's SUPER_ADMIN; the plan starts as a 14-day trial."""
+        user = principal.require_user()
+        if data.slug is not None:
+            if await repository.slug_taken(db, data.slug):
+                raise SlugTaken()
+            slug = data.slug
+        else:
+            slug = await self._free_slug(db, slugify(data.name))
+        now = clock.now()
+        workspace = Workspace(
+            name=data.name,
+            slug=slug,
+            plan="trial",
+            subscription_status="trialing",
+            trial_ends_at=now + timedelta(days=TRIAL_DAYS),
+            storage_used_bytes=0,
+            created_by=user.id,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(workspace)
+        await db.flush()
+        db.add(
+            Membership(
+                workspace_id=workspace.id,
+                user_id=user.id,
+                role=Role.SUPER_ADMIN.value,
+                is_external=False,
+                restricted=False,
+                joined_at=now,
+            )
+        )
+        audit.record(
+            db,
+            action="workspace.created",
+            entity_type="workspace",
+            entity_id=workspace.id,
+            principal=principal,
+            workspace_id=workspace.id,
+            changes=created(_audited(workspace)),
+        )
+        await db.flush()
+        return workspace_dict(workspace)
+
+    async def _free_slug(self, db: AsyncSession, base: str) -> str:
+        taken = await repository.slugs_like(db, base)
+        if base not in taken:
+            return base
+        n = 2
+        while f"{base}-{n}" in taken:
+            n += 1
+        return f"{base}-{n}"
+
+    def read(self, ctx: WorkspaceContext) -> dict[str, Any]:
+        return workspace_dict(ctx.workspace)
+
+    async def update(
+        self, db: AsyncSession, ctx: WorkspaceContext, data: WorkspaceUpdate
+    ) -> dict[str, Any]:
+        workspace = ctx.workspace
+        given = data.model_fields_set
+        for field in ("name", "slug"):
+            if field in given and getattr(data, field) is None:
+                raise ValidationFailed(
+                    f"Invalid {field}: may not be null",
+                    details=[{"field": field, "message": "may not be null"}],
+                )
+        before = _audited(workspace)
+        if data.slug is not None and data.slug != workspace.slug:
+            if await repository.slug_taken(db, data.slug, exclude_id=workspace.id):
+                raise SlugTaken()
+            workspace.slug = data.slug
+        if data.name is not None:
+            workspace.name = data.name
+        if "primary_color" in given:
+            workspace.primary_color = data.primary_color.upper() if data.primary_color else None
+        changes = diff(before, _audited(workspace))
+        if changes:
+            workspace.updated_at = clock.now()
+            audit.record(
+                db,
+                action="workspace.updated",
+                entity_type="workspace",
+                entity_id=workspace.id,
+                principal=ctx.principal,
+                workspace_id=workspace.id,
+                changes=changes,
+            )
+        await db.flush()
+        return workspace_dict(workspace)
+
+    async def delete(self, db: AsyncSession, ctx: WorkspaceContext) -> None:
+        """Soft delete: the workspace vanishes for everyone; rows are purged after 30 days."""
+        workspace = ctx.workspace
+        workspace.deleted_at = clock.now()
+        audit.record(
+            db,
+            action="workspace.deleted",
+            entity_type="workspace",
+            entity_id=workspace.id,
+            principal=ctx.principal,
+            workspace_id=workspace.id,
+            changes={"deletedAt": [None, clock.iso(workspace.deleted_at)]},
+        )
+        await db.flush()
+
+    async def dashboard(self, db: AsyncSession, ctx: WorkspaceContext) -> dict[str, Any]:
+        """Projects by stage, members, storage and 14 UTC days of activity (four queries)."""
+        if ctx.membership.is_external:
+            raise Forbidden()
+        workspace = ctx.workspace
+        by_stage = await repository.projects_by_stage(db, workspace.id)
+        total, external = await repository.member_counts(db, workspace.id)
+        today = clock.today()
+        days = [today - timedelta(days=ACTIVITY_DAYS - 1 - i) for i in range(ACTIVITY_DAYS)]
+        starts = [datetime.combine(day, time(0), tzinfo=UTC) for day in days]
+        end = starts[-1] + timedelta(days=1)
+        counts = await repository.activity_by_bucket(db, workspace.id, starts, end)
+        return {
+            "projects": {"total": sum(by_stage.values()), "byStage": by_stage},
+            "members": {"total": total, "internal": total - external, "external": external},
+            "storage": {
+                "usedBytes": workspace.storage_used_bytes,
+                "quotaBytes": storage_quota(workspace),
+            },
+            "activity": [
+                {"day": day.isoformat(), "count": counts.get(i, 0)} for i, day in enumerate(days)
+            ],
+        }
+
+
+workspace = WorkspaceService()
+
+
+async def purge_deleted_workspaces(
+    db: AsyncSession,
+    older_than: timedelta = RESTORE_WINDOW,
+    *,
+    before_purge: PurgeHook | None = None,
+) -> list[str]:
+    """Hard-delete the rows of workspaces soft-deleted more than ``older_than`` ago.
+
+    Stored objects (file versions, attachments, logos) are not removed here: the files module
+    passes ``before_purge``, which gets the workspace ids while their rows still exist.
+    Returns the purged workspace ids. Flushes only; the caller commits."""
+    ids = await repository.deleted_before(db, clock.now() - older_than)
+    if not ids:
+        return []
+    if before_purge is not None:
+        await before_purge(db, ids)
+    await repository.delete_workspace_rows(db, ids)
+    await db.flush()
+    return ids

@@ -1,0 +1,72 @@
+"""Every route names who may call it: a principal dependency, or Public on a listed public route."""
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import routing
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+
+from plumbline.auth.deps import public_caller
+
+# Routes whose credential is an opaque token in the path, a signature, or nothing at all.
+PUBLIC = [
+    r"/api/v1/health",
+    r"/api/v1/public/.*",
+    r"/api/v1/invites/\{token\}",
+    r"/api/v1/email-invites/\{token\}",
+    r"/api/v1/occupant/\{token\}/.*",
+    r"/api/v1/storage/.*",
+    r"/api/v1/cloud/\{provider\}/callback",
+    r"/api/auth/.*",
+    r"/api/payments/webhook",
+]
+
+
+def _calls(dependant: Dependant) -> Iterator[Any]:
+    for dep in dependant.dependencies:
+        if dep.call is not None:
+            yield dep.call
+        yield from _calls(dep)
+
+
+class _Route:
+    def __init__(self, path: str, route: APIRoute) -> None:
+        self.path, self.methods, self.dependant = path, route.methods, route.dependant
+
+
+def _api_routes(app) -> list[_Route]:  # type: ignore[no-untyped-def]
+    """Every API route with its full path (FastAPI keeps included routers unflattened)."""
+    return [
+        _Route(str(ctx.path), ctx.original_route)
+        for ctx in routing.iter_route_contexts(app.routes)
+        if isinstance(ctx.original_route, APIRoute)
+    ]
+
+
+def test_every_route_declares_a_principal(app) -> None:  # type: ignore[no-untyped-def]
+    missing = [
+        f"{sorted(r.methods)} {r.path}"
+        for r in _api_routes(app)
+        if not any(getattr(c, "__plumbline_principal__", False) for c in _calls(r.dependant))
+    ]
+    assert missing == []
+
+
+def test_only_listed_routes_are_public(app) -> None:  # type: ignore[no-untyped-def]
+    public = [r.path for r in _api_routes(app) if public_caller in set(_calls(r.dependant))]
+    unlisted = [p for p in public if not any(re.fullmatch(pattern, p) for pattern in PUBLIC)]
+    assert unlisted == []
+    assert "/api/v1/health" in public
+    assert len(_api_routes(app)) > len(public)
+
+
+def test_no_route_answers_422_in_the_openapi(app) -> None:  # type: ignore[no-untyped-def]
+    schema = app.openapi()
+    assert schema["openapi"] == "3.1.0"
+    assert schema["info"]["version"] == "1.0.0"
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            assert "422" not in operation["responses"], f"{method} {path}"
+            assert "400" in operation["responses"], f"{method} {path}"

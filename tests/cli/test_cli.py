@@ -1,0 +1,67 @@
+"""The CLI, run as a real process against the test database."""
+
+import json
+import os
+import subprocess
+import sys
+
+from sqlalchemy import select
+
+from plumbline.db import database
+from plumbline.kit import crypto
+from plumbline.kit.ids import new_id
+from plumbline.models import User
+
+
+def plumbline(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plumbline.cli", *args],
+        env={**os.environ, "COLUMNS": "300", "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+async def _user(email: str) -> User | None:
+    async with database.sessionmaker() as db:
+        return (await db.execute(select(User).where(User.email == email))).scalar_one_or_none()
+
+
+async def test_users_create_and_verify() -> None:
+    email = f"cli-{new_id()}@example.com"
+    created = plumbline("users", "create", email, "Casey Cli", "Sturdy-Pass-99", "--no-verified")
+    assert created.returncode == 0, created.stderr
+    user = await _user(email)
+    assert user is not None and user.email_verified is False
+    assert crypto.verify_password(user.password_hash, "Sturdy-Pass-99")
+    verified = plumbline("users", "verify", email)
+    assert verified.returncode == 0, verified.stderr
+    user = await _user(email)
+    assert user is not None and user.email_verified is True
+
+
+async def test_users_verify_unknown_email_fails() -> None:
+    result = plumbline("users", "verify", f"nobody-{new_id()}@example.com")
+    assert result.returncode == 1
+    assert "No user" in result.stdout
+
+
+def test_db_upgrade_is_idempotent() -> None:
+    result = plumbline("db", "upgrade")
+    assert result.returncode == 0, result.stderr
+    assert "up to date" in result.stdout
+
+
+def test_openapi_prints_the_description() -> None:
+    result = plumbline("openapi")
+    assert result.returncode == 0, result.stderr
+    schema = json.loads(result.stdout)
+    assert schema["openapi"] == "3.1.0" and schema["info"]["version"] == "1.0.0"
+
+
+def test_demo_if_empty_leaves_a_populated_database_alone() -> None:
+    plumbline("users", "create", f"cli-{new_id()}@example.com", "Someone", "Sturdy-Pass-99")
+    result = plumbline("demo", "--if-empty")
+    assert result.returncode == 0, result.stderr
+    assert "already has users" in result.stdout

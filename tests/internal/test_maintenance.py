@@ -1,0 +1,40 @@
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from plumbline.db import database
+from plumbline.kit import clock
+from plumbline.models import Workspace
+from tests.factories import create_user, create_workspace
+
+CRON = {"x-service-cron-secret": "test-cron-secret"}
+
+
+async def _workspace(workspace_id: str) -> Workspace | None:
+    async with database.sessionmaker() as db:
+        return await db.get(Workspace, workspace_id)
+
+
+async def test_maintenance_purges_workspaces_past_the_restore_window(client) -> None:  # type: ignore[no-untyped-def]
+    owner = await create_user()
+    old, recent = await create_workspace(owner), await create_workspace(owner)
+    async with database.sessionmaker() as db:
+        for workspace, age in ((old, 31), (recent, 29)):
+            row = (
+                await db.execute(select(Workspace).where(Workspace.id == workspace.id))
+            ).scalar_one()
+            row.deleted_at = clock.now() - timedelta(days=age)
+        await db.commit()
+    response = await client.post("/api/v1/internal/maintenance", headers=CRON)
+    assert response.status_code == 200
+    assert response.json()["ok"] is True and response.json()["purgedWorkspaces"] >= 1
+    assert await _workspace(old.id) is None
+    assert await _workspace(recent.id) is not None
+
+
+async def test_maintenance_needs_the_cron_secret(client) -> None:  # type: ignore[no-untyped-def]
+    assert (await client.post("/api/v1/internal/maintenance")).status_code == 401
+    wrong = await client.post(
+        "/api/v1/internal/maintenance", headers={"x-service-cron-secret": "x"}
+    )
+    assert wrong.status_code == 401

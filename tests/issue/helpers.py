@@ -1,0 +1,54 @@
+"""Test helpers of the issue domain: direct database reads and project tweaks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from sqlalchemy import func, select, update
+
+from plumbline.db import database
+from plumbline.models import AuditLog, Issue, Notification, Project
+
+
+def issues_url(project_id: str) -> str:
+    return f"/api/v1/projects/{project_id}/issues"
+
+
+async def create_issue(
+    client: httpx.AsyncClient, project_id: str, headers: dict[str, str], **fields: Any
+) -> dict[str, Any]:
+    response = await client.post(
+        issues_url(project_id), json={"title": "Leak at level 3", **fields}, headers=headers
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def count_issues(project_id: str) -> int:
+    async with database.sessionmaker() as db:
+        query = select(func.count()).select_from(Issue).where(Issue.project_id == project_id)
+        return int((await db.execute(query)).scalar_one())
+
+
+async def set_project(project_id: str, **values: Any) -> None:
+    async with database.sessionmaker() as db:
+        await db.execute(update(Project).where(Project.id == project_id).values(**values))
+        await db.commit()
+
+
+async def audit_entries(entity_id: str) -> list[AuditLog]:
+    async with database.sessionmaker() as db:
+        query = select(AuditLog).where(AuditLog.entity_id == entity_id).order_by(AuditLog.id)
+        return list((await db.execute(query)).scalars())
+
+
+async def notifications(project_id: str, kind: str) -> list[Notification]:
+    async with database.sessionmaker() as db:
+        query = (
+            select(Notification)
+            .where(Notification.project_id == project_id, Notification.kind == kind)
+            .order_by(Notification.id)
+        )
+        return list((await db.execute(query)).scalars())

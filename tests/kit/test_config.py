@@ -1,0 +1,26 @@
+import pytest
+from pydantic import ValidationError
+
+from plumbline.config import DEV_SECRET, Settings
+
+
+def test_https_public_url_refuses_to_start_without_a_real_secret() -> None:
+    with pytest.raises(ValidationError, match="PLUMBLINE_SECRET_KEY"):
+        Settings(public_url="https://plumbline.example.com", secret_key=None)
+    with pytest.raises(ValidationError, match="PLUMBLINE_SECRET_KEY"):
+        Settings(public_url="https://plumbline.example.com", secret_key=DEV_SECRET)
+    ok = Settings(public_url="https://plumbline.example.com", secret_key="a-real-secret-value")
+    assert ok.secure_cookies is True
+
+
+def test_secret_is_generated_once_under_the_var_dir(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    first = Settings(var_dir=tmp_path, secret_key=None).secret
+    second = Settings(var_dir=tmp_path, secret_key=None).secret
+    assert first == second and len(first) >= 40
+    assert (tmp_path / "secret.key").stat().st_mode & 0o777 == 0o600
+
+
+def test_trusted_origins_default_to_the_public_url() -> None:
+    assert Settings(public_url="http://127.0.0.1:8000/").origins == ["http://127.0.0.1:8000"]
+    configured = Settings(trusted_origins="https://a.example, https://b.example/")
+    assert configured.origins == ["https://a.example", "https://b.example"]

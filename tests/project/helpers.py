@@ -1,0 +1,44 @@
+"""Test helpers for the project domain: direct reads of what the routes wrote."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, update
+
+from plumbline.db import database
+from plumbline.kit import clock
+from plumbline.models import AuditLog, ProjectMember, Workspace
+
+
+async def audit_entries(project_id: str, action: str | None = None) -> list[AuditLog]:
+    async with database.sessionmaker() as db:
+        query = select(AuditLog).where(AuditLog.project_id == project_id)
+        if action is not None:
+            query = query.where(AuditLog.action == action)
+        return list((await db.execute(query.order_by(AuditLog.id))).scalars())
+
+
+async def set_workspace(workspace_id: str, **values: Any) -> None:
+    async with database.sessionmaker() as db:
+        await db.execute(update(Workspace).where(Workspace.id == workspace_id).values(**values))
+        await db.commit()
+
+
+async def name_on_projects(
+    user_id: str, workspace_id: str, project_ids: list[str], project_role: str | None = None
+) -> None:
+    """Give a user named access (ProjectMember rows) to projects."""
+    async with database.sessionmaker() as db:
+        now = clock.now()
+        db.add_all(
+            ProjectMember(
+                project_id=project_id,
+                user_id=user_id,
+                workspace_id=workspace_id,
+                project_role=project_role,
+                created_at=now,
+            )
+            for project_id in project_ids
+        )
+        await db.commit()
