@@ -9,6 +9,8 @@ from sqlalchemy import func, select, update
 
 from plumbline.db import database
 from plumbline.models import AuditLog, Issue, Notification, Project
+from tests.factories import World
+from tests.viewer.helpers import create_file_version
 
 
 def issues_url(project_id: str) -> str:
@@ -24,6 +26,12 @@ async def create_issue(
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+async def create_file(world: World) -> tuple[str, str]:
+    """A drawing with one version in the world's project: (file id, version id)."""
+    version = await create_file_version(world.project)
+    return version.file_id, version.id
 
 
 async def count_issues(project_id: str) -> int:

@@ -7,9 +7,6 @@ import re
 import httpx
 import pytest
 
-from plumbline.db import database
-from plumbline.kit import clock
-from plumbline.models import File, FileVersion
 from tests.factories import (
     World,
     add_member,
@@ -22,6 +19,7 @@ from tests.factories import (
 from tests.issue.helpers import (
     audit_entries,
     count_issues,
+    create_file,
     create_issue,
     issues_url,
     set_project,
@@ -56,34 +54,6 @@ RESPONSE_FIELDS = {
     "resolvedAt",
     "closedAt",
 }
-
-
-async def _file(world: World) -> tuple[str, str]:
-    async with database.sessionmaker() as db:
-        now = clock.now()
-        file = File(
-            project_id=world.project.id,
-            workspace_id=world.workspace.id,
-            name="A-101.pdf",
-            normalized_name="a-101.pdf",
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(file)
-        await db.flush()
-        version = FileVersion(
-            file_id=file.id,
-            project_id=world.project.id,
-            workspace_id=world.workspace.id,
-            version=1,
-            storage_key="k",
-            size_bytes=1,
-            content_type="application/pdf",
-            created_at=now,
-        )
-        db.add(version)
-        await db.commit()
-        return file.id, version.id
 
 
 async def test_create_with_only_a_title(client: httpx.AsyncClient, world: World) -> None:
@@ -122,7 +92,7 @@ async def test_create_with_only_a_title(client: httpx.AsyncClient, world: World)
 
 
 async def test_create_with_every_field(client: httpx.AsyncClient, world: World) -> None:
-    file_id, version_id = await _file(world)
+    file_id, version_id = await create_file(world)
     payload = {
         "title": "Replace pump seal",
         "description": "Dripping since Monday",
@@ -156,13 +126,13 @@ async def test_create_with_every_field(client: httpx.AsyncClient, world: World) 
 async def test_a_version_fills_in_its_file_and_foreign_files_are_refused(
     client: httpx.AsyncClient, world: World
 ) -> None:
-    file_id, version_id = await _file(world)
+    file_id, version_id = await create_file(world)
     body = await create_issue(
         client, world.project.id, world.member.headers, fileVersionId=version_id
     )
     assert body["fileId"] == file_id
     other = await make_world()
-    other_file, other_version = await _file(other)
+    other_file, other_version = await create_file(other)
     for fields in (
         {"fileId": other_file},
         {"fileVersionId": other_version},

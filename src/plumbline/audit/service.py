@@ -17,6 +17,7 @@ from plumbline.audit.schemas import AuditFilters, ExportFormat
 from plumbline.auth.principal import Principal
 from plumbline.db import database
 from plumbline.kit import clock
+from plumbline.kit.export import csv_cell
 from plumbline.kit.logging import client_ip_var, request_id_var
 from plumbline.kit.pagination import PageParams
 from plumbline.models import AuditLog
@@ -37,7 +38,6 @@ CSV_COLUMNS = (
     "ip",
     "createdAt",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _plain(value: Any) -> Any:
@@ -183,16 +183,9 @@ def entry_dict(row: Sequence[Any]) -> dict[str, Any]:
     }
 
 
-def _csv_cell(value: Any) -> Any:
-    """Cells a spreadsheet would run as a formula are quoted with a leading apostrophe."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return f"'{value}"
-    return value
-
-
 def _csv_row(entry: dict[str, Any]) -> list[Any]:
     changes = orjson.dumps(entry["changes"]).decode()
-    return [_csv_cell(changes if column == "changes" else entry[column]) for column in CSV_COLUMNS]
+    return [csv_cell(changes if column == "changes" else entry[column]) for column in CSV_COLUMNS]
 
 
 def _csv_lines(rows: Sequence[Sequence[Any]]) -> bytes:

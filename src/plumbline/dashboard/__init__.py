@@ -1,1 +1,1 @@
-"""The project dashboard, built from named sections."""
+"""The project dashboard: counts and recent activity of one project."""

@@ -10,5 +10,5 @@ router = make_router(tags=["dashboard"])
 
 @router.get("/projects/{projectId}/dashboard", response_model=ProjectDashboardRead)
 async def project_dashboard(ctx: CanReadDashboard, db: DB) -> ORJSONResponse:
-    """The project at a glance: team size, files and storage, recent activity."""
+    """The project at a glance: team, files, record counts by status, due dates, recent activity."""
     return ORJSONResponse(await dashboard_service.project_dashboard(db, ctx))

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.models import File, FileVersion
+from plumbline.models import File, FileVersion, Issue, PunchItem, Rfi
 
 
 async def file_totals(db: AsyncSession, *, project_id: str) -> tuple[int, int]:
@@ -28,3 +32,67 @@ async def file_totals(db: AsyncSession, *, project_id: str) -> tuple[int, int]:
     )
     count, size = (await db.execute(select(files, stored))).one().tuple()
     return int(count), int(size)
+
+
+@dataclass(frozen=True)
+class StatusTally:
+    """One status of one record table: how many, and how many of them are past due or due
+    within the window. Whether a status counts as open is the service's call."""
+
+    count: int = 0
+    past_due: int = 0
+    due_soon: int = 0
+    work_orders: int = 0
+
+
+def _flag(condition: ColumnElement[bool]) -> ColumnElement[Any]:
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+
+Record = type[Issue] | type[Rfi] | type[PunchItem]
+
+
+async def _tally(
+    db: AsyncSession,
+    model: Record,
+    *,
+    project_id: str,
+    today: date,
+    horizon: date,
+    work_orders: ColumnElement[bool] | None = None,
+) -> dict[str, StatusTally]:
+    """Live records of the project per status, in one GROUP BY statement."""
+    flags = [_flag(model.due_date < today), _flag(model.due_date.between(today, horizon))]
+    if work_orders is not None:
+        flags.append(_flag(work_orders))
+    rows = await db.execute(
+        select(model.status, func.count(), *flags)
+        .where(model.project_id == project_id, model.deleted_at.is_(None))
+        .group_by(model.status)
+    )
+    return {str(row[0]): StatusTally(*(int(n) for n in row[1:])) for row in rows}
+
+
+async def issue_tally(
+    db: AsyncSession, *, project_id: str, today: date, horizon: date
+) -> dict[str, StatusTally]:
+    return await _tally(
+        db,
+        Issue,
+        project_id=project_id,
+        today=today,
+        horizon=horizon,
+        work_orders=Issue.issue_kind == "WORK_ORDER",
+    )
+
+
+async def rfi_tally(
+    db: AsyncSession, *, project_id: str, today: date, horizon: date
+) -> dict[str, StatusTally]:
+    return await _tally(db, Rfi, project_id=project_id, today=today, horizon=horizon)
+
+
+async def punch_tally(
+    db: AsyncSession, *, project_id: str, today: date, horizon: date
+) -> dict[str, StatusTally]:
+    return await _tally(db, PunchItem, project_id=project_id, today=today, horizon=horizon)

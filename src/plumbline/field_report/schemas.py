@@ -7,20 +7,18 @@ from typing import Annotated, Literal
 from fastapi import Query
 from pydantic import (
     BaseModel,
-    EmailStr,
     Field,
     StringConstraints,
     model_validator,
 )
 
-from plumbline.kit.schema import CalendarDay, Schema
+from plumbline.kit.schema import CalendarDay, EmailAddress, Patch, Schema, Title
 
 ReportKind = Literal["DAILY", "WEEKLY"]
 ReportStatus = Literal["DRAFT", "SUBMITTED"]
 MAX_RECIPIENTS = 25
 
 
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 LongText = Annotated[str, StringConstraints(max_length=20000)]
 
 
@@ -60,12 +58,10 @@ class FieldReportCreate(Schema):
     notes: LongText | None = None
 
 
-_NOT_NULL = ("title", "report_date", "report_kind", "status", "manpower")
-
-
-class FieldReportUpdate(Schema):
+class FieldReportUpdate(Patch):
     """Only the fields sent are applied; ``null`` clears the optional ones."""
 
+    not_null = ("title", "report_date", "report_kind", "status", "manpower")
     title: Title | None = None
     report_date: CalendarDay | None = None
     report_kind: ReportKind | None = None
@@ -77,17 +73,10 @@ class FieldReportUpdate(Schema):
     safety_notes: LongText | None = None
     notes: LongText | None = None
 
-    @model_validator(mode="after")
-    def _refuse_nulls(self) -> FieldReportUpdate:
-        for name in _NOT_NULL:
-            if name in self.model_fields_set and getattr(self, name) is None:
-                raise ValueError(f"{name} cannot be null")
-        return self
-
 
 class SendEmail(Schema):
     report_id: str = Field(max_length=64)
-    recipients: list[EmailStr] = Field(min_length=1, max_length=MAX_RECIPIENTS)
+    recipients: list[EmailAddress] = Field(min_length=1, max_length=MAX_RECIPIENTS)
     message: str | None = Field(None, max_length=5000)
 
 

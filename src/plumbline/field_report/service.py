@@ -19,10 +19,10 @@ from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit, created, diff
-from plumbline.authz.permissions import Permission, ProjectRole
+from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden, NotFound
+from plumbline.errors import NotFound
 from plumbline.field_report import render
 from plumbline.field_report import repository as repo
 from plumbline.field_report.errors import (
@@ -41,6 +41,7 @@ from plumbline.kit.ids import new_id
 from plumbline.kit.mail import Attachment, Mail, queue
 from plumbline.kit.pagination import PageParams
 from plumbline.models import FieldReport
+from plumbline.records import hidden_from_client, soft_delete
 
 ENTITY = "field_report"
 EMAILS_PER_WINDOW = 20
@@ -131,11 +132,7 @@ def _unique_addresses(addresses: Iterable[str]) -> list[str]:
 
 class FieldReportService:
     def check_read(self, ctx: ProjectContext) -> None:
-        if (
-            ctx.is_external
-            and ctx.project_role == ProjectRole.CLIENT
-            and not ctx.project.client_visibility.get("showFieldReports")
-        ):
+        if hidden_from_client(ctx, "showFieldReports"):
             raise FieldReportsHiddenFromClients()
 
     def check_write(self, ctx: ProjectContext) -> None:
@@ -226,24 +223,14 @@ class FieldReportService:
     async def delete(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> None:
         self.check_write(ctx)
         report = await self._load(db, ctx, report_id)
-        own = ctx.user_id is not None and report.created_by == ctx.user_id
-        if not (
-            ctx.can(Permission.RECORDS_DELETE_ANY)
-            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
-        ):
-            raise Forbidden("You can delete only the field reports you created")
-        report.deleted_at = clock.now()
-        audit.record(
+        await soft_delete(
             db,
-            action="field_report.deleted",
+            ctx,
+            report,
             entity_type=ENTITY,
-            entity_id=report.id,
-            principal=ctx.principal,
-            workspace_id=report.workspace_id,
-            project_id=report.project_id,
-            changes={"deletedAt": [None, clock.iso(report.deleted_at)]},
+            action="field_report.deleted",
+            refusal="You can delete only the field reports you created",
         )
-        await db.flush()
 
     async def send_email(
         self, uow: UnitOfWork, ctx: ProjectContext, data: SendEmail

@@ -7,21 +7,9 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
-from plumbline.kit.schema import ErrorBody, Schema
+from plumbline.kit.schema import EmailAddress, ErrorBody, Schema
 
-# The HTML ``<input type=email>`` grammar, with at least one dot in the domain.
-_EMAIL = re.compile(
-    r"^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-    r"(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$"
-)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def _email(value: str) -> str:
-    value = value.strip().lower()
-    if len(value) > 320 or not _EMAIL.match(value):
-        raise ValueError("not a valid e-mail address")
-    return value
 
 
 def _text(value: str) -> str:
@@ -42,7 +30,6 @@ def _image(value: str) -> str:
     return value
 
 
-Email = Annotated[str, Field(max_length=400), AfterValidator(_email)]
 Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=200),
@@ -59,7 +46,7 @@ Id = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+
 
 class SignUp(Schema):
     name: Name
-    email: Email
+    email: EmailAddress
     password: NewPassword
     image: Image | None = None
     callback_url: Url | None = Field(default=None, alias="callbackURL")
@@ -67,19 +54,19 @@ class SignUp(Schema):
 
 
 class SignIn(Schema):
-    email: Email
+    email: EmailAddress
     password: Password
     remember_me: bool = True
     callback_url: Url | None = Field(default=None, alias="callbackURL")
 
 
 class SendVerificationEmail(Schema):
-    email: Email
+    email: EmailAddress
     callback_url: Url | None = Field(default=None, alias="callbackURL")
 
 
 class RequestPasswordReset(Schema):
-    email: Email
+    email: EmailAddress
     redirect_to: Url | None = None
 
 

@@ -7,20 +7,16 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.authz.permissions import ProjectRole
 from plumbline.authz.project import ProjectContext
 from plumbline.issue import repository as repo
 from plumbline.issue.errors import IssueNotFound, IssuesNotShared
+from plumbline.records import hidden_from_client
 
 
 def require_shared(ctx: ProjectContext) -> None:
     """Collections answer 403 to a client of a project that does not share its issues (their
     items answer 404, like any issue the caller cannot see)."""
-    if (
-        ctx.is_external
-        and ctx.project_role == ProjectRole.CLIENT
-        and not repo.client_sees_issues(ctx)
-    ):
+    if hidden_from_client(ctx, "showIssues"):
         raise IssuesNotShared()
 
 

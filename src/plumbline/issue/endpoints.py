@@ -72,9 +72,9 @@ async def update_issue(
 
 
 @router.delete("/{issueId}", response_model=Ok)
-async def delete_issue(ctx: CanWriteIssues, db: DB, issueId: str) -> ORJSONResponse:
+async def delete_issue(ctx: CanWriteIssues, uow: UoW, issueId: str) -> ORJSONResponse:
     """Delete an issue (soft; MEMBERs only their own)."""
-    await issue_service.delete(db, ctx, issueId)
+    await issue_service.delete(uow, ctx, issueId)
     return ORJSONResponse({"ok": True})
 
 

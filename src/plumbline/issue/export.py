@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement
 from plumbline.db import database
 from plumbline.issue import repository as repo
 from plumbline.issue.serialize import iso
+from plumbline.kit.export import csv_cell
 
 BATCH = 500
 HEADER = (
@@ -35,32 +36,24 @@ HEADER = (
     "resolvedAt",
     "closedAt",
 )
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value: str | None) -> str:
-    """Free text that a spreadsheet would run as a formula is quoted with a leading apostrophe."""
-    if not value:
-        return ""
-    return "'" + value if value.startswith(_FORMULA_START) else value
 
 
 def _line(row: Any) -> Sequence[Any]:
     return (
         row.number,
         row.id,
-        _cell(row.title),
+        csv_cell(row.title),
         row.status,
         row.priority,
         row.issue_kind,
         row.work_order_type or "",
         row.assignee_id or "",
-        _cell(row.assignee_name),
+        csv_cell(row.assignee_name),
         row.due_date.isoformat() if row.due_date else "",
-        _cell(row.location),
-        _cell(row.description),
+        csv_cell(row.location),
+        csv_cell(row.description),
         row.created_by or "",
-        _cell(row.author_name),
+        csv_cell(row.author_name),
         iso(row.created_at),
         iso(row.updated_at),
         iso(row.status_changed_at) or "",

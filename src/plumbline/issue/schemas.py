@@ -4,11 +4,11 @@ models describe them in the OpenAPI)."""
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, StringConstraints, model_validator
+from pydantic import BaseModel, Field, StringConstraints
 
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import CalendarDay, Patch, Pin, PinRead, Schema, Title
 
 STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
 PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
@@ -20,29 +20,7 @@ Priority = Literal["LOW", "MEDIUM", "HIGH", "URGENT"]
 IssueKind = Literal["CONSTRUCTION", "WORK_ORDER", "OCCUPANT"]
 WorkOrderType = Literal["CORRECTIVE", "PREVENTIVE", "INSPECTION_FOLLOWUP", "OCCUPANT"]
 
-
-def _calendar_day(value: Any) -> Any:
-    """Calendar days accept ``YYYY-MM-DD`` or a date-time (its date part is kept)."""
-    if isinstance(value, str) and len(value) > 10:
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
-        except ValueError:
-            return value
-    if isinstance(value, datetime):
-        return value.date()
-    return value
-
-
-CalendarDay = Annotated[date, BeforeValidator(_calendar_day)]
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Ref = Annotated[str, StringConstraints(min_length=1, max_length=32)]
-
-
-class Pin(Schema):
-    """A point on a drawing page, normalised to 0..1 from the top-left corner."""
-
-    x: float = Field(ge=0, le=1)
-    y: float = Field(ge=0, le=1)
 
 
 class ChecklistItem(Schema):
@@ -70,12 +48,10 @@ class IssueCreate(Schema):
     checklist: list[ChecklistItem] = Field(default_factory=list, max_length=200)
 
 
-NOT_NULL = ("title", "status", "priority", "issue_kind", "checklist")
-
-
-class IssueUpdate(Schema):
+class IssueUpdate(Patch):
     """Only the fields present in the body change; nullable fields may be cleared with null."""
 
+    not_null = ("title", "status", "priority", "issue_kind", "checklist")
     title: Title | None = None
     description: str | None = Field(default=None, max_length=20000)
     status: Status | None = None
@@ -92,13 +68,6 @@ class IssueUpdate(Schema):
     work_order_type: WorkOrderType | None = None
     maintenance_schedule_id: Ref | None = None
     checklist: list[ChecklistItem] | None = Field(default=None, max_length=200)
-
-    @model_validator(mode="after")
-    def _required_stay_set(self) -> IssueUpdate:
-        for name in NOT_NULL:
-            if name in self.model_fields_set and getattr(self, name) is None:
-                raise ValueError(f"{name} cannot be null")
-        return self
 
 
 class ReferencePhoto(BaseModel):
@@ -135,7 +104,7 @@ class IssueRead(BaseModel):
     fileId: str | None
     fileVersionId: str | None
     pageNumber: int | None
-    pin: Pin | None
+    pin: PinRead | None
     assetId: str | None
     workOrderType: WorkOrderType | None
     maintenanceScheduleId: str | None

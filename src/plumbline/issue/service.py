@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Row
@@ -29,6 +30,8 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Issue
 from plumbline.notification.service import notification
+from plumbline.records import soft_delete
+from plumbline.viewer.collab import publish_to_version
 
 # Audited and returned fields, snake_case column -> camelCase API name.
 FIELDS = {
@@ -67,6 +70,14 @@ def _checklist(items: list[ChecklistItem] | list[dict[str, Any]]) -> list[dict[s
 
 def _snapshot(issue: Issue) -> dict[str, Any]:
     return {api: getattr(issue, column) for column, api in FIELDS.items()}
+
+
+def _announce(uow: UnitOfWork, issue_id: str, action: str, *version_ids: str | None) -> None:
+    """After the commit, tell whoever views the drawing versions the issue is (or was) pinned on:
+    ``issues_changed`` on their co-viewing stream (PRODUCT §7)."""
+    data = {"issueId": issue_id, "action": action}
+    for version_id in dict.fromkeys(v for v in version_ids if v is not None):
+        uow.after_commit(partial(publish_to_version, version_id, "issues_changed", data))
 
 
 def _stamp_status(issue: Issue, status: str) -> None:
@@ -226,6 +237,7 @@ class IssueService:
         issue = issue_dict(tuple(values.get(key) for key in repo.COLUMN_KEYS), [])
         if assignee is not None:
             await self._notify_assigned(uow, ctx, issue, assignee)
+        _announce(uow, issue["id"], "created", version_id)
         return issue
 
     async def update(
@@ -283,6 +295,7 @@ class IssueService:
                 project_id=ctx.project.id,
                 changes=changed,
             )
+            _announce(uow, issue.id, "updated", before["fileVersionId"], issue.file_version_id)
         await db.flush()
         by_issue = await photos.for_issues(db, [issue.id])
         result = issue_dict(entity_row(issue, repo.COLUMN_KEYS), by_issue.get(issue.id) or [])
@@ -290,28 +303,18 @@ class IssueService:
             await self._notify_assigned(uow, ctx, result, assignee)
         return result
 
-    async def delete(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> None:
+    async def delete(self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str) -> None:
         """Soft delete: MANAGER+ (and keys) any issue, a MEMBER only the ones they created."""
-        issue = await self._entity(db, ctx, issue_id)
-        own = ctx.user_id is not None and issue.created_by == ctx.user_id
-        if not (
-            ctx.can(Permission.RECORDS_DELETE_ANY)
-            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
-        ):
-            raise Forbidden("You can delete only the issues you created")
-        now = clock.now()
-        issue.deleted_at = now
-        issue.updated_at = now
-        audit.record(
-            db,
-            action="issue.deleted",
+        issue = await self._entity(uow.session, ctx, issue_id)
+        await soft_delete(
+            uow.session,
+            ctx,
+            issue,
             entity_type="issue",
-            entity_id=issue.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes={"deletedAt": [None, clock.iso(now)]},
+            action="issue.deleted",
+            refusal="You can delete only the issues you created",
         )
+        _announce(uow, issue.id, "deleted", issue.file_version_id)
 
 
 issue = IssueService()

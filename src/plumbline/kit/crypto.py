@@ -45,7 +45,8 @@ def signed(value: str, purpose: str = "") -> str:
 
 def unsign(signed_value: str, purpose: str = "") -> str | None:
     value, _, signature = signed_value.rpartition(".")
-    if not value or not hmac.compare_digest(signature, sign(value, purpose)):
+    # Bytes: compare_digest refuses non-ASCII str, and a forged token may carry any characters.
+    if not value or not hmac.compare_digest(signature.encode(), sign(value, purpose).encode()):
         return None
     return value
 

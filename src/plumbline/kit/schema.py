@@ -1,14 +1,37 @@
-"""Pydantic base models: camelCase on the wire, unknown request fields ignored."""
+"""Pydantic base models (camelCase on the wire, unknown request fields ignored) and the field
+types several domains share."""
 
+import re
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 
 class Schema(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class Patch(Schema):
+    """A PATCH body: only the fields sent apply; the ones named in ``not_null`` refuse null."""
+
+    not_null: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _refuse_nulls(self) -> Self:
+        for name in self.not_null:
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null")
+        return self
 
 
 class Ok(BaseModel):
@@ -39,3 +62,35 @@ def _calendar_day(value: Any) -> Any:
 
 
 CalendarDay = Annotated[date, BeforeValidator(_calendar_day)]
+
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+
+
+class Pin(Schema):
+    """A point on a drawing page, normalised to 0..1 from the top-left corner."""
+
+    x: float = Field(ge=0, le=1)
+    y: float = Field(ge=0, le=1)
+
+
+class PinRead(BaseModel):
+    x: float
+    y: float
+
+
+# The HTML ``<input type=email>`` grammar (ASCII only, so every address can go in a mail
+# header as written), with at least one dot in the domain.
+_EMAIL = re.compile(
+    r"^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+    r"(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$"
+)
+
+
+def _email(value: str) -> str:
+    value = value.strip().lower()
+    if len(value) > 320 or not _EMAIL.match(value):
+        raise ValueError("not a valid e-mail address")
+    return value
+
+
+EmailAddress = Annotated[str, Field(max_length=400), AfterValidator(_email)]

@@ -2,16 +2,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import EmailAddress, Schema
 
 RoleName = Literal["SUPER_ADMIN", "ADMIN", "MANAGER", "MEMBER"]
 InviteKind = Literal["INTERNAL", "CLIENT", "CONTRACTOR", "SUBCONTRACTOR"]
-Email = Annotated[
-    str,
-    StringConstraints(
-        strip_whitespace=True, to_lower=True, max_length=320, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
-    ),
-]
 ExpiresInDays = Annotated[int, Field(ge=1, le=90, description="1..90 days, default 14")]
 ProjectIds = Annotated[
     list[Annotated[str, StringConstraints(max_length=64)]], Field(max_length=1000)
@@ -19,7 +13,7 @@ ProjectIds = Annotated[
 
 
 class MemberAdd(Schema):
-    email: Email
+    email: EmailAddress
     role: RoleName = "MEMBER"
 
 
@@ -55,7 +49,7 @@ class InviteRead(Schema):
 
 
 class EmailInviteCreate(Schema):
-    email: Email
+    email: EmailAddress
     role: RoleName | None = None
     kind: InviteKind = "INTERNAL"
     project_ids: ProjectIds = Field(default_factory=list)

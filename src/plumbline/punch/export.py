@@ -14,6 +14,7 @@ from sqlalchemy import Row
 
 from plumbline.db import database
 from plumbline.kit import clock
+from plumbline.kit.export import csv_cell
 from plumbline.punch import repository as repo
 from plumbline.punch.schemas import PunchFilters
 
@@ -33,13 +34,6 @@ CSV_FIELDS = (
     "updatedAt",
     "id",
 )
-
-
-def _csv_safe(value: str | None) -> str:
-    """Text cells that a spreadsheet would run as a formula get a leading apostrophe."""
-    if value and value[0] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value or ""
 
 
 def _day(value: date | None) -> str:
@@ -83,14 +77,14 @@ def _iso(value: datetime | None) -> str:
 def _csv_row(row: Row[Any], assignees: list[str]) -> dict[str, Any]:
     return {
         "punchNumber": row.punch_number,
-        "title": _csv_safe(row.title),
+        "title": csv_cell(row.title),
         "status": row.status,
         "priority": row.priority,
-        "location": _csv_safe(row.location),
-        "trade": _csv_safe(row.trade),
-        "assignees": _csv_safe("; ".join(assignees)),
+        "location": csv_cell(row.location),
+        "trade": csv_cell(row.trade),
+        "assignees": csv_cell("; ".join(assignees)),
         "dueDate": _day(row.due_date),
-        "notes": _csv_safe(row.notes),
+        "notes": csv_cell(row.notes),
         "closedAt": _iso(row.closed_at),
         "createdAt": _iso(row.created_at),
         "updatedAt": _iso(row.updated_at),

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
-from plumbline.kit.schema import CalendarDay, Schema
+from plumbline.kit.schema import CalendarDay, Patch, Pin, PinRead, Schema, Title
 
 PunchStatus = Literal["OPEN", "IN_PROGRESS", "READY_FOR_REVIEW", "CLOSED"]
 PunchPriority = Literal["P1", "P2", "P3"]
@@ -15,7 +15,6 @@ MAX_ASSIGNEES = 50
 MAX_BULK = 200
 
 
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 UserIds = Annotated[
     list[Annotated[str, StringConstraints(max_length=64)]], Field(max_length=MAX_ASSIGNEES)
 ]
@@ -44,11 +43,6 @@ def punch_filters(
     return PunchFilters(status, priority, assignee_id, trade, q or None, updated_since)
 
 
-class Pin(Schema):
-    x: float = Field(ge=0, le=1)
-    y: float = Field(ge=0, le=1)
-
-
 class PunchCreate(Schema):
     title: Title
     location: str | None = Field(None, max_length=500)
@@ -62,12 +56,10 @@ class PunchCreate(Schema):
     pin: Pin | None = None
 
 
-_NOT_NULL = ("title", "priority", "status", "assignee_ids")
-
-
-class PunchUpdate(Schema):
+class PunchUpdate(Patch):
     """Only the fields sent are applied; ``null`` clears the optional ones."""
 
+    not_null = ("title", "priority", "status", "assignee_ids")
     title: Title | None = None
     location: str | None = Field(None, max_length=500)
     trade: str | None = Field(None, max_length=200)
@@ -79,13 +71,6 @@ class PunchUpdate(Schema):
     file_version_id: str | None = Field(None, max_length=64)
     page_number: int | None = Field(None, ge=1, le=100000)
     pin: Pin | None = None
-
-    @model_validator(mode="after")
-    def _refuse_nulls(self) -> PunchUpdate:
-        for name in _NOT_NULL:
-            if name in self.model_fields_set and getattr(self, name) is None:
-                raise ValueError(f"{name} cannot be null")
-        return self
 
 
 class PunchBulkUpdate(Schema):
@@ -113,11 +98,6 @@ class PhotoPresign(Schema):
 class PhotoComplete(Schema):
     upload_id: str = Field(max_length=64)
     sha256: str | None = Field(None, pattern=r"^[0-9a-fA-F]{64}$")
-
-
-class PinRead(BaseModel):
-    x: float
-    y: float
 
 
 class PhotoRead(BaseModel, extra="allow"):

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit, created, diff
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import AppError, Forbidden, NotFound, ValidationFailed
+from plumbline.errors import AppError, NotFound, ValidationFailed
 from plumbline.file.attachments import attachments
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
@@ -46,6 +46,7 @@ from plumbline.punch.schemas import (
     PunchFilters,
     PunchUpdate,
 )
+from plumbline.records import hidden_from_client, soft_delete
 
 ENTITY = "punch_item"
 TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
@@ -130,11 +131,9 @@ class PunchService:
     def visibility(self, ctx: ProjectContext) -> repo.Visibility:
         """What the caller sees: everything, or (contractors) what is assigned to them; clients
         only when the project shares punch items with them."""
-        if ctx.is_external and ctx.project_role == ProjectRole.CLIENT:
-            if not ctx.project.client_visibility.get("showPunch"):
-                raise PunchHiddenFromClients()
-            return repo.Visibility(ctx.project.id)
-        if ctx.is_external:
+        if hidden_from_client(ctx, "showPunch"):
+            raise PunchHiddenFromClients()
+        if ctx.is_external and ctx.project_role != ProjectRole.CLIENT:
             return repo.Visibility(ctx.project.id, assigned_to=ctx.user_id)
         return repo.Visibility(ctx.project.id)
 
@@ -359,24 +358,14 @@ class PunchService:
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> None:
         item = await self._load(db, ctx, punch_id)
-        own = ctx.user_id is not None and item.created_by == ctx.user_id
-        if not (
-            ctx.can(Permission.RECORDS_DELETE_ANY)
-            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
-        ):
-            raise Forbidden("You can delete only the punch items you created")
-        item.deleted_at = clock.now()
-        audit.record(
+        await soft_delete(
             db,
-            action="punch.deleted",
+            ctx,
+            item,
             entity_type=ENTITY,
-            entity_id=item.id,
-            principal=ctx.principal,
-            workspace_id=item.workspace_id,
-            project_id=item.project_id,
-            changes={"deletedAt": [None, clock.iso(item.deleted_at)]},
+            action="punch.deleted",
+            refusal="You can delete only the punch items you created",
         )
-        await db.flush()
 
     async def presign_photo(
         self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoPresign

@@ -3,32 +3,18 @@ from typing import Annotated
 from fastapi import Depends
 
 from plumbline.authz.permissions import Permission
-from plumbline.authz.plans import Feature
-from plumbline.authz.project import ProjectContext, project_access
+from plumbline.authz.project import ProjectContext
+from plumbline.records import record_access
 
 CanReadRfi = Annotated[
-    ProjectContext,
-    Depends(
-        project_access(
-            Permission.RECORDS_READ, scope="rfi:read", module="rfi", feature=Feature.RECORDS
-        )
-    ),
+    ProjectContext, Depends(record_access(Permission.RECORDS_READ, scope="rfi:read", module="rfi"))
 ]
 CanWriteRfi = Annotated[
     ProjectContext,
-    Depends(
-        project_access(
-            Permission.RECORDS_WRITE, scope="rfi:write", module="rfi", feature=Feature.RECORDS
-        )
-    ),
+    Depends(record_access(Permission.RECORDS_WRITE, scope="rfi:write", module="rfi")),
 ]
 # Posting a message is a write for keys, but clients (read-only otherwise) may comment too:
 # the service decides who may post on the RFI it found.
 CanPostRfiMessage = Annotated[
-    ProjectContext,
-    Depends(
-        project_access(
-            Permission.RECORDS_READ, scope="rfi:write", module="rfi", feature=Feature.RECORDS
-        )
-    ),
+    ProjectContext, Depends(record_access(Permission.RECORDS_READ, scope="rfi:write", module="rfi"))
 ]

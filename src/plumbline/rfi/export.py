@@ -9,6 +9,7 @@ from typing import Any
 
 from plumbline.db import database
 from plumbline.kit import clock
+from plumbline.kit.export import csv_cell
 from plumbline.rfi.repository import RfiFilters, Viewer, rfi_repository
 from plumbline.rfi.sanitize import to_text
 from plumbline.rfi.workflow import ball_in_court
@@ -32,14 +33,6 @@ HEADER = (
     "Updated at",
     "Id",
 )
-# Spreadsheet programs run cells starting with these as formulas.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value: str | None) -> str:
-    if not value:
-        return ""
-    return f"'{value}" if value.startswith(_FORMULA_START) else value
 
 
 def _name(names: dict[str, str], user_id: str | None) -> str:
@@ -76,18 +69,18 @@ async def rfi_csv(viewer: Viewer, filters: RfiFilters) -> AsyncIterator[bytes]:
                 lines.append(
                     (
                         row.rfi_number,
-                        _cell(row.title),
+                        csv_cell(row.title),
                         row.status,
                         row.priority,
                         row.due_date.isoformat() if row.due_date else "",
-                        _cell(_name(names, row.manager_id)),
-                        _cell("; ".join(_name(names, u) for u in responders)),
-                        _cell("; ".join(_name(names, u) for u in ball)),
-                        _cell(row.question),
-                        _cell(to_text(answer)),
+                        csv_cell(_name(names, row.manager_id)),
+                        csv_cell("; ".join(_name(names, u) for u in responders)),
+                        csv_cell("; ".join(_name(names, u) for u in ball)),
+                        csv_cell(row.question),
+                        csv_cell(to_text(answer)),
                         clock.iso(row.answered_at) or "",
                         clock.iso(row.closed_at) or "",
-                        _cell(_name(names, row.created_by)),
+                        csv_cell(_name(names, row.created_by)),
                         clock.iso(row.created_at),
                         clock.iso(row.updated_at),
                         row.id,

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from plumbline.file.schemas import AttachmentRead, ContentType, FileName, Sha256, SizeBytes
-from plumbline.kit.schema import CalendarDay, Schema
+from plumbline.kit.schema import CalendarDay, Pin, PinRead, Schema
 
 Status = Literal["OPEN", "IN_REVIEW", "ANSWERED", "CLOSED"]
 Priority = Literal["LOW", "MEDIUM", "HIGH"]
@@ -21,11 +21,6 @@ MAX_MESSAGE_CHARS = 50_000
 
 
 Id = Annotated[str, Field(min_length=1, max_length=64)]
-
-
-class Pin(Schema):
-    x: float = Field(ge=0, le=1)
-    y: float = Field(ge=0, le=1)
 
 
 def _unique(ids: list[str]) -> list[str]:
@@ -56,6 +51,7 @@ def _title(value: str) -> str:
     return value
 
 
+# Shorter than the other records' titles (kit.schema.Title), and measured before stripping.
 Title = Annotated[str, Field(max_length=300)]
 
 
@@ -114,11 +110,6 @@ class OfficialResponse(BaseModel):
     messageId: str
     body: str
     createdBy: str | None = None
-
-
-class PinRead(BaseModel):
-    x: float
-    y: float
 
 
 class RfiRead(BaseModel):

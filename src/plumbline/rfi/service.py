@@ -19,6 +19,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Rfi, RfiMessage
 from plumbline.notification.service import notification
+from plumbline.records import soft_delete
 from plumbline.rfi.access import visible_rfi
 from plumbline.rfi.attachments import ATTACHMENT_ENTITY
 from plumbline.rfi.errors import (
@@ -337,24 +338,13 @@ class RfiService:
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> None:
         rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
-        own = ctx.user_id is not None and rfi.created_by == ctx.user_id
-        if not (
-            ctx.can(Permission.RECORDS_DELETE_ANY)
-            or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
-        ):
-            raise Forbidden("Members can delete only the RFIs they created")
-        now = clock.now()
-        rfi.deleted_at = now
-        rfi.updated_at = now
-        audit.record(
+        await soft_delete(
             db,
-            action="rfi.deleted",
+            ctx,
+            rfi,
             entity_type="rfi",
-            entity_id=rfi.id,
-            principal=ctx.principal,
-            workspace_id=ctx.project.workspace_id,
-            project_id=ctx.project.id,
-            changes={"deletedAt": [None, clock.iso(now)]},
+            action="rfi.deleted",
+            refusal="Members can delete only the RFIs they created",
         )
 
     # ---- helpers -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from sqlalchemy import case, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import Base
-from plumbline.models import AuditLog, Membership, Project, Workspace
+from plumbline.models import AuditLog, Issue, Membership, Project, Workspace
 
 
 async def slugs_like(db: AsyncSession, base: str) -> set[str]:
@@ -33,6 +33,22 @@ async def projects_by_stage(db: AsyncSession, workspace_id: str) -> dict[str, in
         .group_by(Project.stage)
     )
     return {str(stage): int(count) for stage, count in rows.tuples()}
+
+
+async def issues_by_status(db: AsyncSession, workspace_id: str) -> dict[str, int]:
+    """Live issues (every kind) of the workspace's live projects, per status."""
+    rows = await db.execute(
+        select(Issue.status, func.count())
+        .join(Project, Project.id == Issue.project_id)
+        .where(
+            Issue.workspace_id == workspace_id,
+            Issue.deleted_at.is_(None),
+            Project.workspace_id == workspace_id,
+            Project.deleted_at.is_(None),
+        )
+        .group_by(Issue.status)
+    )
+    return {str(status): int(count) for status, count in rows.tuples()}
 
 
 async def member_counts(db: AsyncSession, workspace_id: str) -> tuple[int, int]:

@@ -2,6 +2,7 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, Field, StringConstraints
 
+from plumbline.dashboard.schemas import IssueStatusCounts
 from plumbline.kit.schema import Schema
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -65,8 +66,13 @@ class ActivityDay(Schema):
     count: int
 
 
+class WorkspaceIssueCounts(Schema):
+    by_status: IssueStatusCounts
+
+
 class WorkspaceDashboard(Schema):
     projects: ProjectCounts
     members: MemberCounts
     storage: StorageUsage
+    issues: WorkspaceIssueCounts
     activity: list[ActivityDay]

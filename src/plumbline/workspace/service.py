@@ -15,6 +15,7 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, storage_quota
 from plumbline.authz.workspace import WorkspaceContext
+from plumbline.dashboard.service import ISSUE_STATUSES
 from plumbline.errors import Forbidden, ValidationFailed
 from plumbline.kit import clock
 from plumbline.models import Membership, Workspace
@@ -174,12 +175,17 @@ class WorkspaceService:
         await db.flush()
 
     async def dashboard(self, db: AsyncSession, ctx: WorkspaceContext) -> dict[str, Any]:
-        """Projects by stage, members, storage and 14 UTC days of activity (four queries)."""
+        """Projects by stage, members, storage, issues by status and 14 UTC days of activity.
+
+        Internal members only (externals get 403). Issues are the live issues of every kind
+        (construction issues, work orders, occupant requests) in the live projects, whatever
+        the projects' module switches. Five queries after the access check."""
         if ctx.membership.is_external:
             raise Forbidden()
         workspace = ctx.workspace
         by_stage = await repository.projects_by_stage(db, workspace.id)
         total, external = await repository.member_counts(db, workspace.id)
+        issues = await repository.issues_by_status(db, workspace.id)
         today = clock.today()
         days = [today - timedelta(days=ACTIVITY_DAYS - 1 - i) for i in range(ACTIVITY_DAYS)]
         starts = [datetime.combine(day, time(0), tzinfo=UTC) for day in days]
@@ -192,6 +198,7 @@ class WorkspaceService:
                 "usedBytes": workspace.storage_used_bytes,
                 "quotaBytes": storage_quota(workspace),
             },
+            "issues": {"byStatus": {s: issues.get(s, 0) for s in ISSUE_STATUSES}},
             "activity": [
                 {"day": day.isoformat(), "count": counts.get(i, 0)} for i, day in enumerate(days)
             ],
