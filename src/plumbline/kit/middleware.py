@@ -35,6 +35,9 @@ class RequestContextMiddleware:
                 sent = value.decode("latin-1")
                 break
         request_id = sent if sent and _VALID_REQUEST_ID.match(sent) else new_id()
+        if _has_nul(scope):
+            await _refuse_nul(send, request_id)
+            return
         request_id_var.set(request_id)
         client = scope.get("client")
         client_ip_var.set(client[0] if client else None)
@@ -63,6 +66,30 @@ class RequestContextMiddleware:
                     "ms": round((time.perf_counter() - started) * 1000, 1),
                 },
             )
+
+
+def _has_nul(scope: Scope) -> bool:
+    """A NUL in the path or query string: no id, filter or cursor may contain one, and
+    PostgreSQL refuses it in text."""
+    raw = scope.get("raw_path") or scope["path"].encode()
+    query = scope.get("query_string", b"")
+    return b"%00" in raw or b"\x00" in raw or b"%00" in query or b"\x00" in query
+
+
+async def _refuse_nul(send: Send, request_id: str) -> None:
+    body = orjson.dumps({"error": "Invalid characters in the URL", "code": "BAD_REQUEST"})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 400,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"x-request-id", request_id.encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 class BodyTooLarge(HTTPException):

@@ -12,13 +12,34 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
 
 
+def _contains_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list | tuple | set):
+        return any(_contains_nul(item) for item in value)
+    if isinstance(value, dict):
+        return any(_contains_nul(k) or _contains_nul(v) for k, v in value.items())
+    if isinstance(value, BaseModel):
+        return False  # a nested Schema checked its own fields
+    return False
+
+
 class Schema(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _refuse_nul_characters(cls, value: Any) -> Any:
+        """PostgreSQL text and JSONB cannot hold NUL: refuse it in every request field (400)."""
+        if _contains_nul(value):
+            raise ValueError("must not contain NUL characters")
+        return value
 
 
 class Patch(Schema):
