@@ -1,5 +1,31 @@
-"""Raw baselines: bare ASGI apps with asyncpg and orjson doing the same work as a route
-(authenticate the session cookie, check membership, run the list query, serialise JSON)."""
+"""Raw baselines: bare ASGI apps on asyncpg and orjson doing by hand the work of the routes they
+are measured against (``benchmarks.projects`` and ``benchmarks.issues`` serve them with uvicorn).
+
+Each one does the same logical work as its route: the same statements in the same order (same
+tables, joins and conditions; where the app loads whole ORM entities for the credential and
+access check, the baseline reads the columns it needs) and the same per-row formatting code, so
+the ratio measures what FastAPI, SQLAlchemy and the app's layers add around identical work.
+Reads run without a transaction, writes in one.
+
+``projects_app``, GET /workspaces/{w}/projects, session cookie:
+  1. the cookie's HMAC; one statement reads the live session, its user and the caller's
+     membership of the live workspace: 401 without a session, 403 for an unverified e-mail,
+     404 for a non-member; the sliding expiry is written (at most daily), as the app does;
+  2. the list: live projects (only the ones naming the caller for external and restricted
+     members), newest first, limit + 1 rows, ``Link`` header when there are more.
+
+``issues_app``, GET and POST /projects/{p}/issues, ``x-api-key``:
+  1. one statement reads the key by its hash with the live project and workspace: 401 for an
+     unknown, revoked or expired key, 403 for a key of another project, 404 for a missing
+     project, 403 without the ``issues:read``/``issues:write`` scope or with the issues module
+     off; ``last_used_at`` is written when older than a minute, as the app does;
+  2. GET: the list query (with whether each issue has reference photos), the same camelCase
+     JSON, pin and checklist passed through as JSON text;
+  3. POST: validates the body, then in one transaction (which also holds the key lookup):
+     inserts the audit row, takes the next per-project number and inserts the issue.
+Plan gates are off for both sides (PLUMBLINE_BILLING unset); so are rate limits
+(PLUMBLINE_RATE_LIMITS=false: 600 reads a minute per key otherwise).
+"""
 
 from __future__ import annotations
 
@@ -7,36 +33,96 @@ import base64
 import hashlib
 import hmac
 import os
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
 import orjson
+import uuid_utils
 
 SECRET = os.environ.get("PLUMBLINE_SECRET_KEY", "benchmark-secret").encode()
+LIMIT = 1000
+SESSION_DAYS = 30
+REFRESH_AFTER = timedelta(days=1)
+LAST_USED_PRECISION = timedelta(minutes=1)
+
 _pool: asyncpg.Pool | None = None
+
+
+def _new_id() -> str:
+    return uuid_utils.uuid7().hex
+
+
+def _iso(value: datetime | None) -> str | None:
+    """What the app writes for a UTC instant, ``2026-11-21T09:30:00.123Z``, formatted the way
+    ``plumbline.issue.serialize.iso`` does it."""
+    return None if value is None else value.isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+def _utc_iso(value: datetime) -> str:
+    """The same, formatted the way ``plumbline.project.service.utc_iso`` does it."""
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - as the app does
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond // 1000,
+    )
+
+
+def _header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _cookie(scope: dict[str, Any], name: str) -> str | None:
+    for part in (_header(scope, b"cookie") or "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
 
 
 def _unsign(cookie: str) -> str | None:
     value, _, signature = cookie.rpartition(".")
     mac = hmac.new(SECRET, f"session:{value}".encode(), hashlib.sha256).digest()
     expected = base64.urlsafe_b64encode(mac).decode().rstrip("=")
-    return value if hmac.compare_digest(signature, expected) else None
+    return value if value and hmac.compare_digest(signature, expected) else None
 
 
-def _cookie(scope: dict[str, Any]) -> str | None:
-    for name, value in scope["headers"]:
-        if name == b"cookie":
-            for part in value.decode().split(";"):
-                key, _, val = part.strip().partition("=")
-                if key == "auth.session_token":
-                    return val
-    return None
-
-
-async def _send(send: Any, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+async def _send(
+    send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or ()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
+
+
+async def _error(send: Any, status: int, message: str, code: str) -> None:
+    await _send(send, status, orjson.dumps({"error": message, "code": code}))
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    for name in ("json", "jsonb"):
+        await conn.set_type_codec(
+            name,
+            encoder=lambda v: orjson.dumps(v).decode(),
+            decoder=orjson.loads,
+            schema="pg_catalog",
+        )
 
 
 async def _lifespan(receive: Any, send: Any) -> None:
@@ -44,7 +130,9 @@ async def _lifespan(receive: Any, send: Any) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
-            _pool = await asyncpg.create_pool(os.environ["BENCH_DSN"], min_size=2, max_size=10)
+            _pool = await asyncpg.create_pool(
+                os.environ["BENCH_DSN"], min_size=2, max_size=10, init=_init_connection
+            )
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             if _pool is not None:
@@ -53,8 +141,36 @@ async def _lifespan(receive: Any, send: Any) -> None:
             return
 
 
-def _iso(value: Any) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+async def _body(receive: Any) -> bytes | None:
+    """The request body, or None when the client went away first (wrk stopping)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+# ------------------------------------------------------------------ GET /workspaces/{w}/projects
+
+SESSION_WORKSPACE_SQL = (
+    "SELECT s.id, s.remember, s.updated_at, u.email_verified, m.user_id, m.is_external, "
+    "m.restricted FROM sessions s JOIN users u ON u.id = s.user_id "
+    "LEFT JOIN workspaces w ON w.id = $2 AND w.deleted_at IS NULL "
+    "LEFT JOIN memberships m ON m.workspace_id = w.id AND m.user_id = u.id "
+    "WHERE s.token_hash = $1 AND s.expires_at > $3"
+)
+REFRESH_SQL = "UPDATE sessions SET expires_at = $2, updated_at = $3 WHERE id = $1"
+PROJECTS_SQL = (
+    "SELECT id, workspace_id, name, stage, location, currency, start_date, end_date, "
+    "project_number, timezone, operations_mode, created_at, updated_at FROM projects "
+    "WHERE workspace_id = $1 AND deleted_at IS NULL {named} ORDER BY id DESC LIMIT $2"
+)
+NAMED_SQL = (
+    "AND id IN (SELECT project_id FROM project_members WHERE user_id = $3 AND workspace_id = $1)"
+)
 
 
 async def projects_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -63,48 +179,343 @@ async def projects_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await _lifespan(receive, send)
         return
     parts = scope["path"].strip("/").split("/")
-    if len(parts) != 3 or parts[0] != "workspaces":
+    if len(parts) != 3 or parts[0] != "workspaces" or parts[2] != "projects":
         await _send(send, 200, b"{}")
         return
-    token = _unsign(_cookie(scope) or "")
-    if token is None or _pool is None:
-        await _send(send, 401, b'{"error":"Unauthorized"}')
+    assert _pool is not None
+    workspace_id = parts[1]
+    token = _unsign(_cookie(scope, "auth.session_token") or "")
+    if token is None:
+        await _error(send, 401, "Authentication required", "UNAUTHORIZED")
         return
+    now = datetime.now(UTC)
     async with _pool.acquire() as conn:
-        user_id = await conn.fetchval(
-            "SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id "
-            "WHERE s.token_hash = $1 AND s.expires_at > now()",
-            hashlib.sha256(token.encode()).hexdigest(),
+        found = await conn.fetchrow(
+            SESSION_WORKSPACE_SQL, hashlib.sha256(token.encode()).hexdigest(), workspace_id, now
         )
-        if user_id is None:
-            await _send(send, 401, b'{"error":"Unauthorized"}')
+        if found is None:
+            await _error(send, 401, "Authentication required", "UNAUTHORIZED")
             return
-        rows = await conn.fetch(
-            "SELECT p.id, p.workspace_id, p.name, p.stage, p.location, p.currency, p.start_date, "
-            "p.end_date, p.project_number, p.timezone, p.operations_mode, p.created_at, p.updated_at "
-            "FROM projects p JOIN memberships m ON m.workspace_id = p.workspace_id AND m.user_id = $2 "
-            "WHERE p.workspace_id = $1 AND p.deleted_at IS NULL ORDER BY p.id DESC LIMIT 1001",
-            parts[1],
-            user_id,
-        )
+        session_id, remember, updated_at, verified, member, external, restricted = found
+        if not verified:
+            await _error(send, 403, "Email verification required", "EMAIL_NOT_VERIFIED")
+            return
+        if member is None:
+            await _error(send, 404, "Workspace not found", "NOT_FOUND")
+            return
+        if external or restricted:
+            rows = await conn.fetch(
+                PROJECTS_SQL.format(named=NAMED_SQL), workspace_id, LIMIT + 1, member
+            )
+        else:
+            rows = await conn.fetch(PROJECTS_SQL.format(named=""), workspace_id, LIMIT + 1)
+        if remember and updated_at < now - REFRESH_AFTER:
+            await conn.execute(REFRESH_SQL, session_id, now + timedelta(days=SESSION_DAYS), now)
+    headers = []
+    if len(rows) > LIMIT:
+        rows = rows[:LIMIT]
+        cursor = base64.urlsafe_b64encode(rows[-1][0].encode()).decode().rstrip("=")
+        link = f'<{scope["path"]}?cursor={cursor}&limit={LIMIT}>; rel="next"'
+        headers.append((b"link", link.encode()))
     body = orjson.dumps(
         [
             {
-                "id": r["id"],
-                "workspaceId": r["workspace_id"],
-                "name": r["name"],
-                "stage": r["stage"],
-                "location": r["location"],
-                "currency": r["currency"],
-                "startDate": r["start_date"].isoformat() if r["start_date"] else None,
-                "endDate": r["end_date"].isoformat() if r["end_date"] else None,
-                "projectNumber": r["project_number"],
-                "timezone": r["timezone"],
-                "operationsMode": r["operations_mode"],
-                "createdAt": _iso(r["created_at"]),
-                "updatedAt": _iso(r["updated_at"]),
+                "id": r[0],
+                "workspaceId": r[1],
+                "name": r[2],
+                "stage": r[3],
+                "location": r[4],
+                "currency": r[5],
+                "startDate": r[6],
+                "endDate": r[7],
+                "projectNumber": r[8],
+                "timezone": r[9],
+                "operationsMode": r[10],
+                "createdAt": _utc_iso(r[11]),
+                "updatedAt": _utc_iso(r[12]),
             }
             for r in rows
         ]
     )
-    await _send(send, 200, body)
+    await _send(send, 200, body, headers)
+
+
+# --------------------------------------------------------------- GET, POST /projects/{p}/issues
+
+KEY_PROJECT_SQL = (
+    "SELECT k.id, k.project_id, k.scopes, k.revoked_at, k.expires_at, k.last_used_at, "
+    "p.id, p.workspace_id, p.modules, w.id FROM api_keys k "
+    "LEFT JOIN projects p ON p.id = $2 AND p.deleted_at IS NULL "
+    "LEFT JOIN workspaces w ON w.id = p.workspace_id AND w.deleted_at IS NULL "
+    "WHERE k.key_hash = $1"
+)
+TOUCH_SQL = "UPDATE api_keys SET last_used_at = $2 WHERE id = $1"
+ISSUE_COLUMNS = (
+    "id, project_id, number, title, description, status, priority, issue_kind, assignee_id, "
+    "due_date, location, file_id, file_version_id, page_number, CAST(pin AS TEXT), asset_id, "
+    "work_order_type, maintenance_schedule_id, CAST(checklist AS TEXT), created_by, created_at, "
+    "updated_at, status_changed_at, resolved_at, closed_at"
+)
+LIST_SQL = (
+    f"SELECT {ISSUE_COLUMNS}, EXISTS (SELECT 1 FROM attachments a WHERE a.entity_type = 'issue' "  # noqa: S608
+    "AND a.entity_id = issues.id AND a.deleted_at IS NULL) "
+    "FROM issues WHERE project_id = $1 AND deleted_at IS NULL ORDER BY id DESC LIMIT $2"
+)
+AUDIT_SQL = (
+    "INSERT INTO audit_logs (id, workspace_id, project_id, actor, actor_user_id, actor_key_id, "
+    "action, entity_type, entity_id, changes, request_id, ip, created_at) "
+    "VALUES ($1, $2, $3, 'key', NULL, $4, 'issue.created', 'issue', $5, $6, $7, $8, $9)"
+)
+NEXT_NUMBER_SQL = (
+    "INSERT INTO project_counters (project_id, kind, value) VALUES ($1, 'issue', 1) "
+    "ON CONFLICT (project_id, kind) DO UPDATE SET value = project_counters.value + 1 "
+    "RETURNING value"
+)
+INSERT_SQL = (
+    "INSERT INTO issues (id, project_id, workspace_id, number, title, description, status, "
+    "priority, issue_kind, location, work_order_type, checklist, created_key_id, created_at, "
+    "updated_at, status_changed_at, resolved_at, closed_at) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, '[]'::jsonb, $12, $13, $13, $13, "
+    "$14, $15)"
+)
+STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
+PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
+KINDS = ("CONSTRUCTION", "WORK_ORDER")  # OCCUPANT requests come through the occupant portal
+# Fields the benchmark does not send; the baseline refuses them rather than half-handle them.
+NOT_REPRODUCED = (
+    "assigneeId",
+    "dueDate",
+    "fileId",
+    "fileVersionId",
+    "pageNumber",
+    "pin",
+    "assetId",
+    "workOrderType",
+    "maintenanceScheduleId",
+    "checklist",
+)
+
+
+def _issue(r: Any, photos: Any) -> dict[str, Any]:
+    return {
+        "id": r[0],
+        "projectId": r[1],
+        "number": r[2],
+        "title": r[3],
+        "description": r[4],
+        "status": r[5],
+        "priority": r[6],
+        "issueKind": r[7],
+        "assigneeId": r[8],
+        "dueDate": r[9].isoformat() if r[9] is not None else None,
+        "location": r[10],
+        "fileId": r[11],
+        "fileVersionId": r[12],
+        "pageNumber": r[13],
+        "pin": orjson.Fragment(r[14]) if r[14] is not None else None,
+        "assetId": r[15],
+        "workOrderType": r[16],
+        "maintenanceScheduleId": r[17],
+        "checklist": orjson.Fragment(r[18]),
+        "referencePhotos": photos,
+        "createdBy": r[19],
+        "createdAt": _iso(r[20]),
+        "updatedAt": _iso(r[21]),
+        "statusChangedAt": _iso(r[22]),
+        "resolvedAt": _iso(r[23]),
+        "closedAt": _iso(r[24]),
+    }
+
+
+def _validated(raw: bytes) -> dict[str, Any] | str:
+    """The create body's fields, or the name of the first invalid one."""
+    try:
+        payload = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return "body"
+    if not isinstance(payload, dict):
+        return "body"
+    title = payload.get("title")
+    if not isinstance(title, str) or not 1 <= len(title := title.strip()) <= 500:
+        return "title"
+    description = payload.get("description")
+    if description is not None and (not isinstance(description, str) or len(description) > 20000):
+        return "description"
+    location = payload.get("location")
+    if location is not None and (not isinstance(location, str) or len(location) > 500):
+        return "location"
+    status = payload.get("status", "OPEN")
+    priority = payload.get("priority", "MEDIUM")
+    kind = payload.get("issueKind", "CONSTRUCTION")
+    for name, value, allowed in (
+        ("status", status, STATUSES),
+        ("priority", priority, PRIORITIES),
+        ("issueKind", kind, KINDS),
+    ):
+        if value not in allowed:
+            return name
+    for name in NOT_REPRODUCED:
+        if payload.get(name) is not None:
+            return name
+    return {
+        "title": title,
+        "description": description,
+        "status": status,
+        "priority": priority,
+        "issueKind": kind,
+        "location": location,
+        "workOrderType": "CORRECTIVE" if kind == "WORK_ORDER" else None,
+    }
+
+
+async def _key_access(
+    conn: asyncpg.Connection, send: Any, raw_key: str, project_id: str, scope: str, now: datetime
+) -> asyncpg.Record | None:
+    """The key row when it may act on the project with ``scope``; otherwise answers and None."""
+    row = await conn.fetchrow(
+        KEY_PROJECT_SQL, hashlib.sha256(raw_key.encode()).hexdigest(), project_id
+    )
+    if row is None or row[3] is not None or (row[4] is not None and row[4] <= now):
+        await _error(send, 401, "Invalid or revoked API key", "UNAUTHORIZED")
+        return None
+    if row[1] != project_id:
+        await _error(send, 403, "This API key belongs to another project", "API_KEY_PROJECT")
+        return None
+    if row[6] is None or row[9] is None:
+        await _error(send, 404, "Project not found", "NOT_FOUND")
+        return None
+    if scope not in row[2]:
+        await _error(send, 403, f"API key missing scope: {scope}", "API_KEY_SCOPE")
+        return None
+    if not row[8].get("issues", True):
+        await _error(send, 403, "Issues is disabled for this project", "MODULE_DISABLED")
+        return None
+    return row
+
+
+async def _touch(conn: asyncpg.Connection, key: asyncpg.Record, now: datetime) -> None:
+    if key[5] is None or key[5] < now - LAST_USED_PRECISION:
+        await conn.execute(TOUCH_SQL, key[0], now)
+
+
+async def issues_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """GET and POST /projects/{p}/issues."""
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    parts = scope["path"].strip("/").split("/")
+    if len(parts) != 3 or parts[0] != "projects" or parts[2] != "issues":
+        await _send(send, 200, b"{}")
+        return
+    assert _pool is not None
+    project_id = parts[1]
+    raw_key = _header(scope, b"x-api-key") or ""
+    request_id = _new_id()
+    now = datetime.now(UTC)
+    if scope["method"] == "GET":
+        async with _pool.acquire() as conn:
+            key = await _key_access(conn, send, raw_key, project_id, "issues:read", now)
+            if key is None:
+                return
+            rows = await conn.fetch(LIST_SQL, project_id, LIMIT + 1)
+            await _touch(conn, key, now)
+        # No reference photos are seeded; their presigned URLs are not reproduced here.
+        assert not any(r[25] for r in rows)
+        # 1,000 rows at most: the benchmark's list fits one page.
+        body = orjson.dumps([_issue(r, ()) for r in rows[:LIMIT]])
+        await _send(send, 200, body, [(b"x-request-id", request_id.encode())])
+        return
+    raw = await _body(receive)
+    if raw is None:
+        return
+    async with _pool.acquire() as conn, conn.transaction():
+        key = await _key_access(conn, send, raw_key, project_id, "issues:write", now)
+        if key is None:
+            return
+        fields = _validated(raw)
+        if isinstance(fields, str):
+            await _error(send, 400, f"Invalid {fields}", "VALIDATION_FAILED")
+            return
+        await _touch(conn, key, now)
+        issue_id = _new_id()
+        status = fields["status"]
+        at = _iso(now)
+        resolved_at = now if status == "RESOLVED" else None
+        closed_at = now if status == "CLOSED" else None
+        values = {
+            "title": fields["title"],
+            "description": fields["description"],
+            "status": status,
+            "priority": fields["priority"],
+            "issueKind": fields["issueKind"],
+            "location": fields["location"],
+            "workOrderType": fields["workOrderType"],
+            "checklist": [],
+            "statusChangedAt": at,
+            "resolvedAt": _iso(resolved_at),
+            "closedAt": _iso(closed_at),
+        }
+        changes = {name: [None, value] for name, value in values.items() if value is not None}
+        client = scope.get("client")
+        await conn.execute(
+            AUDIT_SQL,
+            _new_id(),
+            key[7],
+            project_id,
+            key[0],
+            issue_id,
+            changes,
+            request_id,
+            client[0] if client else None,
+            now,
+        )
+        number = await conn.fetchval(NEXT_NUMBER_SQL, project_id)
+        await conn.execute(
+            INSERT_SQL,
+            issue_id,
+            project_id,
+            key[7],
+            number,
+            fields["title"],
+            fields["description"],
+            status,
+            fields["priority"],
+            fields["issueKind"],
+            fields["location"],
+            fields["workOrderType"],
+            key[0],
+            now,
+            resolved_at,
+            closed_at,
+        )
+    body = orjson.dumps(
+        {
+            "id": issue_id,
+            "projectId": project_id,
+            "number": number,
+            "title": values["title"],
+            "description": values["description"],
+            "status": status,
+            "priority": values["priority"],
+            "issueKind": values["issueKind"],
+            "assigneeId": None,
+            "dueDate": None,
+            "location": values["location"],
+            "fileId": None,
+            "fileVersionId": None,
+            "pageNumber": None,
+            "pin": None,
+            "assetId": None,
+            "workOrderType": values["workOrderType"],
+            "maintenanceScheduleId": None,
+            "checklist": [],
+            "referencePhotos": [],
+            "createdBy": None,
+            "createdAt": at,
+            "updatedAt": at,
+            "statusChangedAt": at,
+            "resolvedAt": values["resolvedAt"],
+            "closedAt": values["closedAt"],
+        }
+    )
+    await _send(send, 200, body, [(b"x-request-id", request_id.encode())])

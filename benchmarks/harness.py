@@ -55,6 +55,9 @@ def fresh_database(name: str) -> Iterator[dict[str, str]]:
         "PLUMBLINE_RATE_LIMITS": "false",
         "BENCH_DSN": f"postgresql://postgres@127.0.0.1:5432/{db}",
     }
+    # In-process rate limits, no SMTP, no plan gates: the same conditions for both servers.
+    for unset in ("PLUMBLINE_REDIS_URL", "PLUMBLINE_SMTP_URL", "PLUMBLINE_BILLING"):
+        env.pop(unset, None)
     subprocess.run([sys.executable, "-m", "plumbline.cli", "db", "upgrade"], env=env, check=True)
     try:
         yield env
@@ -95,6 +98,7 @@ class Result:
     p50_ms: float
     p99_ms: float
     errors: int
+    timeouts: int = 0
 
 
 def _ms(value: str, unit: str) -> float:
@@ -113,22 +117,32 @@ def wrk(
         lines.append(f"wrk.body = [[{body}]]")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write("\n".join(lines) + "\n")
-    out = subprocess.run(
-        ["wrk", "-t1", f"-c{CONNECTIONS}", f"-d{DURATION}s", "--latency", "-s", script.name, url],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    os.unlink(script.name)
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", out)
-    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
+    args = ["wrk", "-t1", f"-c{CONNECTIONS}", f"-d{DURATION}s", "--timeout", "30s", "--latency"]
+    try:
+        out = subprocess.run(
+            [*args, "-s", script.name, url],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=DURATION + 60,
+        ).stdout
+    finally:
+        os.unlink(script.name)
+
+    def find(pattern: str) -> re.Match[str]:
+        match = re.search(pattern, out)
+        if match is None:
+            raise RuntimeError(f"unexpected wrk output:\n{out}")
+        return match
+
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    timeouts = re.search(r"Socket errors: .*timeout (\d+)", out)
     return Result(
-        rps,
-        _ms(*p50.groups()),  # type: ignore[union-attr]
-        _ms(*p99.groups()),  # type: ignore[union-attr]
+        float(find(r"Requests/sec:\s+([\d.]+)").group(1)),
+        _ms(*find(r"50%\s+([\d.]+)(us|ms|s)").groups()),
+        _ms(*find(r"99%\s+([\d.]+)(us|ms|s)").groups()),
         int(errors.group(1)) if errors else 0,
+        int(timeouts.group(1)) if timeouts else 0,
     )
 
 
@@ -137,12 +151,26 @@ def report(title: str, app: Result, baseline: Result, target: float | None = Non
     verdict = (
         "" if target is None else (" (meets" if ratio >= target else " (misses") + f" {target})"
     )
+    rows = "".join(
+        f"  {name:10} {r.requests_per_second:>10.1f} {r.p50_ms:>9.2f} {r.p99_ms:>9.2f}"
+        f" {r.errors:>8} {r.timeouts:>9}\n"
+        for name, r in (("plumbline", app), ("baseline", baseline))
+    )
     text = (
         f"\n{title}\n"
-        f"  {'':10} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9} {'non-2xx':>8}\n"
-        f"  {'plumbline':10} {app.requests_per_second:>10.1f} {app.p50_ms:>9.2f} {app.p99_ms:>9.2f} {app.errors:>8}\n"
-        f"  {'baseline':10} {baseline.requests_per_second:>10.1f} {baseline.p50_ms:>9.2f} {baseline.p99_ms:>9.2f} {baseline.errors:>8}\n"
+        f"  {'':10} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9} {'non-2xx':>8} {'timeouts':>9}\n"
+        f"{rows}"
         f"  ratio (plumbline / baseline req/s): {ratio:.2f}{verdict}\n"
     )
     print(text, flush=True)
     return text
+
+
+def describe(tool_note: str) -> None:
+    """The conditions of the run, printed before its figures."""
+    print(
+        f"{tool_note}: wrk -t1 -c{CONNECTIONS} -d{DURATION}s on this machine "
+        f"({os.cpu_count()} CPUs), PostgreSQL, one uvicorn worker per server, "
+        "rate limits off (PLUMBLINE_RATE_LIMITS=false), log level WARNING",
+        flush=True,
+    )

@@ -1,6 +1,7 @@
 """Seeds benchmark data through the ORM models; prints the ids and credentials as JSON.
 
-Run with the benchmark database in PLUMBLINE_DATABASE_URL: ``python -m benchmarks.seed projects 100``.
+Run with the benchmark database in PLUMBLINE_DATABASE_URL: ``python -m benchmarks.seed projects 100``
+or ``python -m benchmarks.seed issues 1000``.
 """
 
 from __future__ import annotations
@@ -10,10 +11,21 @@ import sys
 from datetime import timedelta
 
 import orjson
+from sqlalchemy import insert
 
 from plumbline.db import database
 from plumbline.kit import clock, crypto
-from plumbline.models import AuthSession, Membership, Project, User, Workspace
+from plumbline.kit.ids import new_id
+from plumbline.models import (
+    ApiKey,
+    AuthSession,
+    Issue,
+    Membership,
+    Project,
+    ProjectCounter,
+    User,
+    Workspace,
+)
 
 
 async def seed_projects(count: int) -> dict[str, str]:
@@ -67,7 +79,77 @@ async def seed_projects(count: int) -> dict[str, str]:
     }
 
 
+async def seed_issues(count: int) -> dict[str, str]:
+    """One project, an API key of it with the issue scopes, ``count`` varied issues."""
+    now = clock.now()
+    raw = f"psk_{crypto.random_token(30)}"
+    async with database.sessionmaker() as db:
+        user = User(
+            name="Bench",
+            email="bench@example.com",
+            email_verified=True,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(user)
+        workspace = Workspace(name="Bench Co", slug="bench", created_at=now, updated_at=now)
+        db.add(workspace)
+        await db.flush()
+        db.add(Membership(workspace_id=workspace.id, user_id=user.id, role="ADMIN", joined_at=now))
+        project = Project(workspace_id=workspace.id, name="Tower", created_at=now, updated_at=now)
+        db.add(project)
+        await db.flush()
+        db.add(
+            ApiKey(
+                project_id=project.id,
+                workspace_id=workspace.id,
+                name="bench",
+                prefix=raw[:12],
+                key_hash=crypto.sha256_hex(raw),
+                scopes=["issues:read", "issues:write"],
+                created_at=now,
+            )
+        )
+        kinds = ("CONSTRUCTION", "WORK_ORDER")
+        rows = [
+            {
+                "id": new_id(),
+                "project_id": project.id,
+                "workspace_id": workspace.id,
+                "number": i + 1,
+                "title": f"Issue {i + 1}: sealant missing at curtain wall joint",
+                "description": "Observed during the walk-through; see drawing A-201." * 2,
+                "status": ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")[i % 4],
+                "priority": ("LOW", "MEDIUM", "HIGH", "URGENT")[i % 4],
+                "issue_kind": kinds[i % 2],
+                "assignee_id": user.id if i % 3 == 0 else None,
+                "due_date": (now + timedelta(days=i % 30)).date() if i % 2 else None,
+                "location": f"Level {i % 12}",
+                "page_number": 1 + i % 5,
+                "pin": {"x": 0.25, "y": 0.75} if i % 2 else None,
+                "work_order_type": "CORRECTIVE" if i % 2 else None,
+                "checklist": [{"id": "c1", "label": "Photograph", "done": bool(i % 2)}],
+                "created_by": user.id,
+                "created_at": now,
+                "updated_at": now,
+                "status_changed_at": now,
+                "resolved_at": now if i % 4 >= 2 else None,
+                "closed_at": now if i % 4 == 3 else None,
+            }
+            for i in range(count)
+        ]
+        await db.execute(insert(Issue), rows)
+        await db.execute(
+            insert(ProjectCounter).values(project_id=project.id, kind="issue", value=count)
+        )
+        await db.commit()
+    await database.dispose()
+    return {"key": raw, "projectId": project.id, "workspaceId": workspace.id}
+
+
+SEEDS = {"projects": seed_projects, "issues": seed_issues}
+
 if __name__ == "__main__":
     kind, count = sys.argv[1], int(sys.argv[2])
-    seeded = asyncio.run({"projects": seed_projects}[kind](count))
+    seeded = asyncio.run(SEEDS[kind](count))
     sys.stdout.write(orjson.dumps(seeded).decode())

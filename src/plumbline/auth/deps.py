@@ -8,11 +8,18 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyCookie, APIKeyHeader
-from sqlalchemy import select
+from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.principal import Principal
-from plumbline.auth.session import COOKIE_NAME, on_response, session_from_cookie
+from plumbline.auth.session import (
+    COOKIE_NAME,
+    LIVE_SESSION,
+    on_response,
+    session_params,
+    session_token,
+    session_used,
+)
 from plumbline.config import settings
 from plumbline.db import get_db
 from plumbline.errors import EmailNotVerified, Forbidden, NotConfigured, Unauthorized
@@ -28,6 +35,7 @@ KEYS_ONLY_ON_PROJECTS = "API keys are accepted on project-scoped routes only"
 API_KEY_READS_PER_MINUTE = 600
 API_KEY_WRITES_PER_MINUTE = 120
 LAST_USED_PRECISION = timedelta(minutes=1)
+AnySelect = Select[*tuple[Any, ...]]
 
 
 def principal_dependency(func: F) -> F:
@@ -36,18 +44,40 @@ def principal_dependency(func: F) -> F:
     return func
 
 
-async def _user(
-    request: Request, db: AsyncSession, cookie: str | None, *, verified: bool
-) -> Principal:
-    found = await session_from_cookie(db, request, cookie)
-    if found is None:
+async def user_with(
+    request: Request,
+    db: AsyncSession,
+    cookie: str | None,
+    query: AnySelect = LIVE_SESSION,
+    params: dict[str, Any] | None = None,
+    *,
+    verified: bool,
+) -> tuple[Principal, Row[*tuple[Any, ...]]]:
+    """The session user (401, or 403 for an API key on a route that takes none, or for an
+    unverified e-mail when ``verified``) and the row of ``query``: ``LIVE_SESSION`` or a
+    statement joining to it what the caller checks next (``params`` are its own parameters),
+    so one statement answers both."""
+    token = session_token(cookie)
+    now = clock.now()
+    row = None
+    if token is not None:
+        row = (await db.execute(query, {**session_params(token, now), **(params or {})})).first()
+    if row is None or token is None:
         if request.headers.get("x-api-key"):
             raise Forbidden(KEYS_ONLY_ON_PROJECTS, code="API_KEY_PROJECT")
         raise Unauthorized()
-    session, user = found
+    session, user = row[0], row[1]
+    session_used(request, session, token, now)
     if verified and settings.require_email_verification and not user.email_verified:
         raise EmailNotVerified()
-    return Principal(user=user, session=session)
+    return Principal(user=user, session=session), row
+
+
+async def _user(
+    request: Request, db: AsyncSession, cookie: str | None, *, verified: bool
+) -> Principal:
+    principal, _ = await user_with(request, db, cookie, verified=verified)
+    return principal
 
 
 @principal_dependency
@@ -68,12 +98,19 @@ async def current_user_unverified(
     return await _user(request, db, cookie, verified=False)
 
 
+# The key with the hash ``key_hash``; project routes join the project to it.
+KEY_BY_HASH = select(ApiKey).where(ApiKey.key_hash == bindparam("key_hash"))
+
+
 async def api_key_principal(request: Request, db: AsyncSession, raw: str) -> Principal:
     """Resolve an ``x-api-key``: 401 when unknown, revoked or expired; counts the rate limit."""
+    found = await db.execute(KEY_BY_HASH, {"key_hash": crypto.sha256_hex(raw)})
+    return await key_principal(request, found.scalar_one_or_none())
+
+
+async def key_principal(request: Request, key: ApiKey | None) -> Principal:
+    """The checks of ``api_key_principal`` on a key already read (None when unknown)."""
     now = clock.now()
-    key = (
-        await db.execute(select(ApiKey).where(ApiKey.key_hash == crypto.sha256_hex(raw)))
-    ).scalar_one_or_none()
     if key is None or key.revoked_at is not None or (key.expires_at and key.expires_at <= now):
         raise Unauthorized("Invalid or revoked API key")
     write = request.method not in ("GET", "HEAD", "OPTIONS")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from fastapi import Request, Response
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.config import settings
@@ -72,32 +73,54 @@ def _check_origin(request: Request) -> None:
         raise Forbidden("Invalid origin", code="INVALID_ORIGIN")
 
 
-async def session_from_cookie(
-    db: AsyncSession, request: Request, cookie: str | None
-) -> tuple[AuthSession, User] | None:
-    """The live session named by the cookie, with the sliding expiry applied; None when absent."""
+def session_token(cookie: str | None) -> str | None:
+    """The token a session cookie carries; None when absent or not signed by us."""
     if not cookie:
         return None
     if cookie.startswith("psk_"):
         raise Unauthorized("API keys must be sent in the x-api-key header")
-    token = crypto.unsign(cookie, "session")
-    if token is None:
-        return None
-    now = clock.now()
-    row = (
-        await db.execute(
-            select(AuthSession, User)
-            .join(User, User.id == AuthSession.user_id)
-            .where(AuthSession.token_hash == crypto.sha256_hex(token), AuthSession.expires_at > now)
-        )
-    ).first()
-    if row is None:
-        return None
-    session, user = row.tuple()
+    return crypto.unsign(cookie, "session")
+
+
+# The live session and its user, for ``session_params``. The authorization dependencies join
+# what they check to it, so one statement answers both questions. Statements on every request are
+# built once: SQLAlchemy then reuses their compiled form and result metadata as they are.
+LIVE_SESSION = (
+    select(AuthSession, User)
+    .join(User, User.id == AuthSession.user_id)
+    .where(
+        AuthSession.token_hash == bindparam("token_hash"),
+        AuthSession.expires_at > bindparam("now"),
+    )
+)
+
+
+def session_params(token: str, now: datetime) -> dict[str, Any]:
+    return {"token_hash": crypto.sha256_hex(token), "now": now}
+
+
+def session_used(request: Request, session: AuthSession, token: str, now: datetime) -> None:
+    """What a request on a live session implies: the origin check of unsafe methods, and the
+    sliding expiry (written with the request's commit, at most once a day)."""
     if request.method in UNSAFE_METHODS:
         _check_origin(request)
     if session.remember and session.updated_at < now - REFRESH_AFTER:
         session.expires_at = now + timedelta(days=SESSION_DAYS)
         session.updated_at = now
         on_response(request, lambda r: set_session_cookie(r, token, remember=True))
+
+
+async def session_from_cookie(
+    db: AsyncSession, request: Request, cookie: str | None
+) -> tuple[AuthSession, User] | None:
+    """The live session named by the cookie, with the sliding expiry applied; None when absent."""
+    token = session_token(cookie)
+    if token is None:
+        return None
+    now = clock.now()
+    row = (await db.execute(LIVE_SESSION, session_params(token, now))).first()
+    if row is None:
+        return None
+    session, user = row
+    session_used(request, session, token, now)
     return session, user

@@ -7,23 +7,27 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Request, Security
-from sqlalchemy import and_, select
+from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.deps import (
+    KEY_BY_HASH,
     api_key_header,
+    key_principal,
     principal_dependency,
     require_key_project,
     require_scope,
     session_cookie,
-    user_or_api_key,
+    user_with,
 )
 from plumbline.auth.principal import Principal
+from plumbline.auth.session import LIVE_SESSION
 from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Role, permissions_for
 from plumbline.authz.plans import Feature, require_feature
 from plumbline.db import get_db
 from plumbline.errors import Forbidden, NotFound
-from plumbline.models import Membership, Project, ProjectMember, Workspace
+from plumbline.kit import crypto
+from plumbline.models import ApiKey, Membership, Project, ProjectMember, User, Workspace
 
 # What a key may do inside its scopes: the record work of a manager, never administration.
 API_KEY_PERMISSIONS = ROLE_PERMISSIONS[Role.MANAGER] - {Permission.PROJECT_CREATE}
@@ -91,6 +95,71 @@ class ProjectContext:
             )
 
 
+# Statements built once (see auth.session.LIVE_SESSION), parameter ``project_id``.
+_LIVE_PROJECT = and_(Project.id == bindparam("project_id"), Project.deleted_at.is_(None))
+_LIVE_WORKSPACE = and_(Workspace.id == Project.workspace_id, Workspace.deleted_at.is_(None))
+# The key (``key_hash``) with the live project and its live workspace (None, None when absent).
+KEY_PROJECT = (
+    KEY_BY_HASH.add_columns(Project, Workspace)
+    .outerjoin_from(ApiKey, Project, _LIVE_PROJECT)
+    .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
+)
+# The session and its user with the live project, its live workspace, the user's membership of
+# it and their named access to the project (id, role); None where there is none.
+SESSION_ACCESS = (
+    LIVE_SESSION.add_columns(
+        Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role
+    )
+    .outerjoin_from(User, Project, _LIVE_PROJECT)
+    .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
+    .outerjoin_from(
+        Workspace,
+        Membership,
+        and_(Membership.workspace_id == Workspace.id, Membership.user_id == User.id),
+    )
+    .outerjoin_from(
+        Project,
+        ProjectMember,
+        and_(ProjectMember.project_id == Project.id, ProjectMember.user_id == User.id),
+    )
+)
+
+
+def _key_context(
+    principal: Principal, project: Project | None, workspace: Workspace | None
+) -> ProjectContext:
+    if project is None or workspace is None:
+        raise NotFound("Project not found")
+    return ProjectContext(principal, project, workspace, None, None, False, API_KEY_PERMISSIONS)
+
+
+def _member_context(
+    principal: Principal,
+    project: Project | None,
+    workspace: Workspace | None,
+    membership: Membership | None,
+    named: str | None,
+    project_role: str | None,
+) -> ProjectContext:
+    """404 unless the user is a member of the workspace who may see the project: internal
+    members see every project, unless restricted; externals and restricted members see only
+    the projects naming them."""
+    if project is None or workspace is None or membership is None:
+        raise NotFound("Project not found")
+    if (membership.is_external or membership.restricted) and named is None:
+        raise NotFound("Project not found")
+    permissions = permissions_for(membership.role, project_role, membership.is_external)
+    return ProjectContext(
+        principal,
+        project,
+        workspace,
+        membership.role,
+        project_role,
+        membership.is_external,
+        permissions,
+    )
+
+
 async def load_project(db: AsyncSession, principal: Principal, project_id: str) -> ProjectContext:
     """The project as the caller sees it: 404 when absent or not visible to them."""
     if principal.api_key is not None:
@@ -106,10 +175,7 @@ async def load_project(db: AsyncSession, principal: Principal, project_id: str) 
                 )
             )
         ).first()
-        if row is None:
-            raise NotFound("Project not found")
-        project, workspace = row.tuple()
-        return ProjectContext(principal, project, workspace, None, None, False, API_KEY_PERMISSIONS)
+        return _key_context(principal, *(row or (None, None)))
     user_id = principal.user_id
     found = (
         await db.execute(
@@ -132,21 +198,7 @@ async def load_project(db: AsyncSession, principal: Principal, project_id: str) 
             )
         )
     ).first()
-    if found is None:
-        raise NotFound("Project not found")
-    project, workspace, membership, named, project_role = found.tuple()
-    if (membership.is_external or membership.restricted) and named is None:
-        raise NotFound("Project not found")
-    permissions = permissions_for(membership.role, project_role, membership.is_external)
-    return ProjectContext(
-        principal,
-        project,
-        workspace,
-        membership.role,
-        project_role,
-        membership.is_external,
-        permissions,
-    )
+    return _member_context(principal, *(found or (None, None, None, None, None)))
 
 
 def project_access(
@@ -168,10 +220,23 @@ def project_access(
         cookie: Annotated[str | None, Security(session_cookie)] = None,
         key: Annotated[str | None, Security(api_key_header)] = None,
     ) -> ProjectContext:
-        if scope is None and key and not cookie:
-            raise Forbidden("API keys cannot be used for this action", code="API_KEY_PROJECT")
-        principal = await user_or_api_key(request, db, cookie, key)
-        ctx = await load_project(db, principal, projectId)
+        # The credential and the access are read in one statement, then checked in the order
+        # of user_or_api_key and load_project.
+        if key and not cookie:
+            if scope is None:
+                raise Forbidden("API keys cannot be used for this action", code="API_KEY_PROJECT")
+            params = {"key_hash": crypto.sha256_hex(key), "project_id": projectId}
+            found = (await db.execute(KEY_PROJECT, params)).first()
+            api_key, project, workspace = found or (None, None, None)
+            principal = await key_principal(request, api_key)
+            require_key_project(principal, projectId)
+            ctx = _key_context(principal, project, workspace)
+        else:
+            principal, row = await user_with(
+                request, db, cookie, SESSION_ACCESS, {"project_id": projectId}, verified=True
+            )
+            _, _, project, workspace, membership, named, project_role = row
+            ctx = _member_context(principal, project, workspace, membership, named, project_role)
         if scope is not None:
             require_scope(principal, scope)
         if module is not None:

@@ -7,15 +7,16 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request, Security
-from sqlalchemy import select
+from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.auth.deps import current_user, principal_dependency, session_cookie
+from plumbline.auth.deps import principal_dependency, session_cookie, user_with
 from plumbline.auth.principal import Principal
+from plumbline.auth.session import LIVE_SESSION
 from plumbline.authz.permissions import Permission, permissions_for
 from plumbline.db import get_db
 from plumbline.errors import Forbidden, NotFound
-from plumbline.models import Membership, Workspace
+from plumbline.models import Membership, User, Workspace
 
 
 @dataclass
@@ -41,6 +42,23 @@ class WorkspaceContext:
             raise Forbidden()
 
 
+# The session and its user with the live workspace ``workspace_id`` and the user's membership
+# of it (None, None when either is missing).
+SESSION_MEMBERSHIP = (
+    LIVE_SESSION.add_columns(Workspace, Membership)
+    .outerjoin_from(
+        User,
+        Workspace,
+        and_(Workspace.id == bindparam("workspace_id"), Workspace.deleted_at.is_(None)),
+    )
+    .outerjoin_from(
+        Workspace,
+        Membership,
+        and_(Membership.workspace_id == Workspace.id, Membership.user_id == User.id),
+    )
+)
+
+
 async def load_workspace(
     db: AsyncSession, principal: Principal, workspace_id: str
 ) -> WorkspaceContext:
@@ -56,9 +74,14 @@ async def load_workspace(
             )
         )
     ).first()
-    if row is None:
+    return _member_context(principal, *(row or (None, None)))
+
+
+def _member_context(
+    principal: Principal, workspace: Workspace | None, membership: Membership | None
+) -> WorkspaceContext:
+    if workspace is None or membership is None:
         raise NotFound("Workspace not found")
-    workspace, membership = row.tuple()
     # Externals hold no workspace-level permissions beyond seeing the workspace itself.
     permissions = (
         frozenset() if membership.is_external else permissions_for(membership.role, None, False)
@@ -77,8 +100,12 @@ def workspace_access(permission: Permission | None) -> Callable[..., Awaitable[W
         db: Annotated[AsyncSession, Depends(get_db)],
         cookie: Annotated[str | None, Security(session_cookie)] = None,
     ) -> WorkspaceContext:
-        principal = await current_user(request, db, cookie)
-        ctx = await load_workspace(db, principal, workspaceId)
+        # The session and the membership in one statement (checked in that order).
+        principal, row = await user_with(
+            request, db, cookie, SESSION_MEMBERSHIP, {"workspace_id": workspaceId}, verified=True
+        )
+        _, _, workspace, membership = row
+        ctx = _member_context(principal, workspace, membership)
         if permission is not None:
             ctx.require(permission)
         return ctx

@@ -24,12 +24,13 @@ from plumbline.issue.service import issue as issue_service
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.routing import make_router
+from plumbline.routing import make_router, read_only
 
 router = make_router(tags=["issues"], prefix="/projects/{projectId}/issues")
 
 
 @router.get("", response_model=list[IssueRead])
+@read_only
 async def list_issues(ctx: CanReadIssues, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
     """List the project's issues and work orders, newest first."""
     rows, headers = await issue_service.list_issues(db, ctx, filters, page)

@@ -36,7 +36,8 @@ def _values(field: str, raw: str | None, allowed: tuple[str, ...]) -> tuple[str,
     return values
 
 
-def issue_filters(
+# async: FastAPI would run a plain function in a worker thread, a thread hop per request.
+async def issue_filters(
     status: Annotated[str | None, Query(description="OPEN, IN_PROGRESS, RESOLVED, CLOSED")] = None,
     priority: Annotated[str | None, Query(description="LOW, MEDIUM, HIGH, URGENT")] = None,
     issue_kind: Annotated[

@@ -11,6 +11,7 @@ from sqlalchemy import (
     ColumnElement,
     DateTime,
     Row,
+    Table,
     Text,
     and_,
     cast,
@@ -160,8 +161,14 @@ async def get_entity(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Is
     return (await db.execute(query)).scalar_one_or_none()
 
 
+# Values as parameters of a Core insert: ``insert(Issue).values(**values)`` turns each value
+# into a bound expression and runs the ORM's bulk insert machinery: a quarter of a create's time.
+INSERT_ISSUE = insert(type_cast("Table", Issue.__table__))
+
+
 async def insert_issue(db: AsyncSession, values: dict[str, Any]) -> None:
-    await db.execute(insert(Issue).values(**values))
+    """Runs on the session's connection, without an autoflush: flush pending entities first."""
+    await (await db.connection()).execute(INSERT_ISSUE, values)
 
 
 async def touch(db: AsyncSession, issue_id: str, now: datetime) -> None:

@@ -21,12 +21,13 @@ from plumbline.project.schemas import (
     TeamMemberRead,
 )
 from plumbline.project.service import project as project_service
-from plumbline.routing import make_router
+from plumbline.routing import make_router, read_only
 
 router = make_router(tags=["projects"])
 
 
 @router.get("/workspaces/{workspaceId}/projects", response_model=list[ProjectRead])
+@read_only
 async def list_projects(ctx: WorkspaceMember, db: DB, page: Page) -> ORJSONResponse:
     """The workspace's projects the caller can see, newest first."""
     rows, headers = await project_service.list_visible(db, ctx, page)

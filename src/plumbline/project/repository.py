@@ -11,6 +11,7 @@ from sqlalchemy import (
     Row,
     Select,
     and_,
+    bindparam,
     delete,
     func,
     or_,
@@ -19,7 +20,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.kit.pagination import PageParams
+from plumbline.kit.pagination import Paged, PageParams
 from plumbline.models import Membership, Project, ProjectMember, User
 
 PROJECT_COLUMNS: tuple[Any, ...] = (
@@ -44,24 +45,30 @@ AnySelect = Select[*tuple[Any, ...]]
 Rows = Sequence[Row[*tuple[Any, ...]]]
 
 
+_LIVE_PROJECTS = select(*PROJECT_COLUMNS).where(
+    Project.workspace_id == bindparam("workspace_id"), Project.deleted_at.is_(None)
+)
+_NAMED = Project.id.in_(
+    select(ProjectMember.project_id).where(
+        ProjectMember.user_id == bindparam("named_for"),
+        ProjectMember.workspace_id == bindparam("workspace_id"),
+    )
+)
+# The busiest list: statements built once, parameters workspace_id (and named_for).
+_ALL_PROJECTS = Paged(_LIVE_PROJECTS, Project.id)
+_NAMED_PROJECTS = Paged(_LIVE_PROJECTS.where(_NAMED), Project.id)
+
+
 async def list_projects(
     db: AsyncSession, *, workspace_id: str, named_for: str | None, page: PageParams
 ) -> Rows:
     """The workspace's live projects, newest first; only those named for ``named_for`` when set."""
-    query = select(*PROJECT_COLUMNS).where(
-        Project.workspace_id == workspace_id, Project.deleted_at.is_(None)
-    )
-    if named_for is not None:
-        query = query.where(
-            Project.id.in_(
-                select(ProjectMember.project_id).where(
-                    ProjectMember.user_id == named_for,
-                    ProjectMember.workspace_id == workspace_id,
-                )
-            )
-        )
+    query, params = page.bind(_ALL_PROJECTS if named_for is None else _NAMED_PROJECTS)
     conn = await db.connection()
-    rows: Rows = (await conn.execute(page.apply(query, Project.id))).all()
+    found = await conn.execute(
+        query, {**params, "workspace_id": workspace_id, "named_for": named_for}
+    )
+    rows: Rows = found.all()
     return rows
 
 
