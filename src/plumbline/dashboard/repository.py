@@ -30,7 +30,7 @@ async def file_totals(db: AsyncSession, *, project_id: str) -> tuple[int, int]:
         )
         .scalar_subquery()
     )
-    count, size = (await db.execute(select(files, stored))).one().tuple()
+    count, size = (await db.execute(select(files, stored))).one()
     return int(count), int(size)
 
 

@@ -89,7 +89,7 @@ class ReportFilters:
     q: str | None = None
 
 
-def report_filters(
+async def report_filters(
     status: Annotated[ReportStatus | None, Query()] = None,
     report_kind: Annotated[ReportKind | None, Query(alias="reportKind")] = None,
     date_from: Annotated[

@@ -68,7 +68,7 @@ def _with_message(response: Response) -> Response:
     )
 
 
-def same_origin_if_sent(request: Request) -> None:
+async def same_origin_if_sent(request: Request) -> None:
     """Browsers send ``Origin`` on cross-site POSTs: refuse untrusted ones (login CSRF)."""
     origin = request.headers.get("origin")
     if origin is None and (referer := request.headers.get("referer")):

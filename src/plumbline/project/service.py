@@ -316,7 +316,7 @@ class ProjectService:
         )
         if removed is None:
             raise NotFound("This user has no named access to the project")
-        member_id, project_role = removed.tuple()
+        member_id, project_role = removed
         audit.record(
             db,
             action="project.member_removed",

@@ -30,7 +30,7 @@ class PunchFilters:
     updated_since: datetime | None = None
 
 
-def punch_filters(
+async def punch_filters(
     status: Annotated[PunchStatus | None, Query()] = None,
     priority: Annotated[PunchPriority | None, Query()] = None,
     assignee_id: Annotated[str | None, Query(alias="assigneeId", max_length=64)] = None,

@@ -34,7 +34,7 @@ from plumbline.routing import make_router
 router = make_router(prefix="/projects/{projectId}/rfi", tags=["rfi"])
 
 
-def rfi_filters(
+async def rfi_filters(
     status: Annotated[Status | None, Query(description="Only RFIs in this status")] = None,
     priority: Annotated[Priority | None, Query(description="Only this priority")] = None,
     assigneeId: Annotated[
