@@ -144,11 +144,14 @@ def _field(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
-def validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
-    return [
+def validation_failed(exc: RequestValidationError) -> ValidationFailed:
+    """Request validation as a 400 naming the first bad field, with every field in details."""
+    details = [
         {"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", "")}
         for e in exc.errors()
     ]
+    first = details[0] if details else {"field": "body", "message": "invalid"}
+    return ValidationFailed(f"Invalid {first['field']}: {first['message']}", details=details)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -158,10 +161,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> ORJSONResponse:
-        details = validation_details(exc)
-        first = details[0] if details else {"field": "body", "message": "invalid"}
-        message = f"Invalid {first['field']}: {first['message']}"
-        return error_response(ValidationFailed(message, details=details))
+        return error_response(validation_failed(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> ORJSONResponse:

@@ -17,9 +17,8 @@ from plumbline.db import DB, UoW
 from plumbline.errors import (
     AppError,
     Forbidden,
-    ValidationFailed,
     error_response,
-    validation_details,
+    validation_failed,
 )
 from plumbline.identity import schemas as s
 from plumbline.identity.service import SignedIn, identity
@@ -41,16 +40,10 @@ class AuthRoute(UnitOfWorkRoute):
             except AppError as exc:
                 return _with_message(error_response(exc))
             except RequestValidationError as exc:
-                return _with_message(error_response(_validation_failed(exc)))
+                return _with_message(error_response(validation_failed(exc)))
             return _with_message(response) if response.status_code >= 400 else response
 
         return run
-
-
-def _validation_failed(exc: RequestValidationError) -> ValidationFailed:
-    details = validation_details(exc)
-    first = details[0] if details else {"field": "body", "message": "invalid"}
-    return ValidationFailed(f"Invalid {first['field']}: {first['message']}", details=details)
 
 
 def _with_message(response: Response) -> Response:
