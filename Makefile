@@ -2,7 +2,7 @@
 PYTHON ?= python3
 UV := $(shell command -v uv 2>/dev/null || echo .uv/bin/uv)
 export UV_PYTHON_DOWNLOADS := never
-export UV_PYTHON := $(shell command -v $(PYTHON))
+export UV_PYTHON := $(shell $(PYTHON) -c 'import sys; print(sys.executable)')
 RUN := $(UV) run --frozen
 
 .PHONY: install run test lint format typecheck bench migration openapi clean

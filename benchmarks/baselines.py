@@ -22,7 +22,8 @@ Reads run without a transaction, writes in one.
   2. GET: the list query (with whether each issue has reference photos), the same camelCase
      JSON, pin and checklist passed through as JSON text;
   3. POST: validates the body, then in one transaction (which also holds the key lookup):
-     inserts the audit row, takes the next per-project number and inserts the issue.
+     inserts the audit row, then takes the next per-project number and inserts the issue in
+     one statement (as the route does on PostgreSQL).
 Plan gates are off for both sides (PLUMBLINE_BILLING unset); so are rate limits
 (PLUMBLINE_RATE_LIMITS=false: 600 reads a minute per key otherwise).
 """
@@ -266,17 +267,16 @@ AUDIT_SQL = (
     "action, entity_type, entity_id, changes, request_id, ip, created_at) "
     "VALUES ($1, $2, $3, 'key', NULL, $4, 'issue.created', 'issue', $5, $6, $7, $8, $9)"
 )
-NEXT_NUMBER_SQL = (
-    "INSERT INTO project_counters (project_id, kind, value) VALUES ($1, 'issue', 1) "
-    "ON CONFLICT (project_id, kind) DO UPDATE SET value = project_counters.value + 1 "
-    "RETURNING value"
-)
+# The next per-project number and the issue in one statement, as the route does on PostgreSQL.
 INSERT_SQL = (
+    "WITH counter AS (INSERT INTO project_counters (project_id, kind, value) "
+    "VALUES ($2, 'issue', 1) ON CONFLICT (project_id, kind) "
+    "DO UPDATE SET value = project_counters.value + 1 RETURNING value) "
     "INSERT INTO issues (id, project_id, workspace_id, number, title, description, status, "
     "priority, issue_kind, location, work_order_type, checklist, created_key_id, created_at, "
     "updated_at, status_changed_at, resolved_at, closed_at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, '[]'::jsonb, $12, $13, $13, $13, "
-    "$14, $15)"
+    "SELECT $1, $2, $3, counter.value, $4, $5, $6, $7, $8, $9, $10, '[]'::jsonb, $11, $12, $12, "
+    "$12, $13, $14 FROM counter RETURNING number"
 )
 STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
 PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
@@ -469,13 +469,11 @@ async def issues_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             client[0] if client else None,
             now,
         )
-        number = await conn.fetchval(NEXT_NUMBER_SQL, project_id)
-        await conn.execute(
+        number = await conn.fetchval(
             INSERT_SQL,
             issue_id,
             project_id,
             key[7],
-            number,
             fields["title"],
             fields["description"],
             status,

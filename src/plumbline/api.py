@@ -1,4 +1,4 @@
-"""The one list of routers."""
+"""The one list of routers, each mounted on the app at its prefix."""
 
 from fastapi import APIRouter
 
@@ -26,30 +26,31 @@ from plumbline.rfi.endpoints import router as rfi_router
 from plumbline.viewer.endpoints import router as viewer_router
 from plumbline.workspace.endpoints import router as workspace_router
 
-api_router = APIRouter(prefix="/api/v1")
-api_router.include_router(public_router)
-api_router.include_router(viewer_router)
-api_router.include_router(internal_router)
-api_router.include_router(me_router)
-api_router.include_router(notification_router)
-api_router.include_router(issue_router)
-api_router.include_router(punch_router)
-api_router.include_router(field_report_router)
-api_router.include_router(rfi_router)
-api_router.include_router(workspace_router)
-api_router.include_router(member_router)
-api_router.include_router(portal_invites_router)
-api_router.include_router(project_router)
-api_router.include_router(api_key_router)
-api_router.include_router(audit_router)
-api_router.include_router(dashboard_router)
-api_router.include_router(storage_router)
-api_router.include_router(folder_router)
-api_router.include_router(upload_router)
-api_router.include_router(file_router)
-api_router.include_router(branding_router)
-api_router.include_router(branding_public_router)
-
-auth_router = APIRouter(prefix="/api/auth")
-auth_router.include_router(identity_router)
-payments_router = APIRouter(prefix="/api/payments")
+# Each router is included in the app itself: FastAPI matches a request once per nesting level
+# (twice, counting the handle), so a parent /api/v1 router would double the routing work.
+API_V1 = "/api/v1"
+ROUTERS: tuple[tuple[str, APIRouter], ...] = (
+    (API_V1, public_router),
+    (API_V1, viewer_router),
+    (API_V1, internal_router),
+    (API_V1, me_router),
+    (API_V1, notification_router),
+    (API_V1, issue_router),
+    (API_V1, punch_router),
+    (API_V1, field_report_router),
+    (API_V1, rfi_router),
+    (API_V1, workspace_router),
+    (API_V1, member_router),
+    (API_V1, portal_invites_router),
+    (API_V1, project_router),
+    (API_V1, api_key_router),
+    (API_V1, audit_router),
+    (API_V1, dashboard_router),
+    (API_V1, storage_router),
+    (API_V1, folder_router),
+    (API_V1, upload_router),
+    (API_V1, file_router),
+    (API_V1, branding_router),
+    (API_V1, branding_public_router),
+    ("/api/auth", identity_router),
+)

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
-from plumbline.api import api_router, auth_router, payments_router
+from plumbline.api import ROUTERS
 from plumbline.config import settings
 from plumbline.db import database
 from plumbline.errors import install_error_handlers
@@ -57,9 +57,8 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    app.include_router(api_router)
-    app.include_router(auth_router)
-    app.include_router(payments_router)
+    for prefix, router in ROUTERS:
+        app.include_router(router, prefix=prefix)
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
     app.add_middleware(

@@ -69,7 +69,7 @@ async def soft_delete(
     now = clock.now()
     record.deleted_at = now
     record.updated_at = now
-    audit.record(
+    await audit.record(
         db,
         action=action,
         entity_type=entity_type,

@@ -86,7 +86,7 @@ class ApiKeyService:
         )
         db.add(key)
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="api_key.created",
             entity_type="api_key",
@@ -113,7 +113,7 @@ class ApiKeyService:
         if key.revoked_at is not None:
             return
         key.revoked_at = clock.now()
-        audit.record(
+        await audit.record(
             db,
             action="api_key.revoked",
             entity_type="api_key",

@@ -18,9 +18,9 @@ from plumbline.auth.principal import Principal
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.export import csv_cell
+from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var, request_id_var
 from plumbline.kit.pagination import PageParams
-from plumbline.models import AuditLog
 
 EXPORT_BATCH = 500
 CSV_COLUMNS = (
@@ -64,7 +64,7 @@ def created(values: dict[str, Any]) -> dict[str, list[Any]]:
 
 
 class AuditService:
-    def record(
+    async def record(
         self,
         db: AsyncSession,
         *,
@@ -76,26 +76,30 @@ class AuditService:
         workspace_id: str | None = None,
         project_id: str | None = None,
         changes: dict[str, Any] | None = None,
-    ) -> AuditLog:
-        """Append one entry; ``actor`` is "public" or "system" when there is no principal."""
+    ) -> None:
+        """Append one entry in the request's transaction; ``actor`` is "public" or "system"
+        when there is no principal. Written at once (no foreign keys, so the order of the
+        request's other writes does not matter)."""
         if principal is not None:
             actor = "key" if principal.api_key is not None else "user"
-        entry = AuditLog(
-            workspace_id=workspace_id,
-            project_id=project_id,
-            actor=actor or "system",
-            actor_user_id=principal.user_id if principal else None,
-            actor_key_id=principal.key_id if principal else None,
-            action=action,
-            entity_type=entity_type,
-            entity_id=entity_id,
-            changes=changes or {},
-            request_id=request_id_var.get(),
-            ip=client_ip_var.get(),
-            created_at=clock.now(),
+        await repository.insert_entry(
+            db,
+            {
+                "id": new_id(),
+                "workspace_id": workspace_id,
+                "project_id": project_id,
+                "actor": actor or "system",
+                "actor_user_id": principal.user_id if principal else None,
+                "actor_key_id": principal.key_id if principal else None,
+                "action": action,
+                "entity_type": entity_type,
+                "entity_id": entity_id,
+                "changes": changes or {},
+                "request_id": request_id_var.get(),
+                "ip": client_ip_var.get(),
+                "created_at": clock.now(),
+            },
         )
-        db.add(entry)
-        return entry
 
     async def list_entries(
         self, db: AsyncSession, *, project_id: str, filters: AuditFilters, page: PageParams

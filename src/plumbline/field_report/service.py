@@ -176,7 +176,7 @@ class FieldReportService:
         )
         db.add(report)
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="field_report.created",
             entity_type=ENTITY,
@@ -207,7 +207,7 @@ class FieldReportService:
         changes = diff(before, _snapshot(report))
         if changes:
             report.updated_at = clock.now()
-            audit.record(
+            await audit.record(
                 db,
                 action="field_report.updated",
                 entity_type=ENTITY,
@@ -265,7 +265,7 @@ class FieldReportService:
             before, {"lastEmailedAt": report.last_emailed_at, "emailCount": report.email_count}
         )
         changes["recipients"] = [None, recipients]
-        audit.record(
+        await audit.record(
             db,
             action="field_report.emailed",
             entity_type=ENTITY,

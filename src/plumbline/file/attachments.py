@@ -279,7 +279,7 @@ class AttachmentService:
         )
         db.add(attachment)
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="attachment.added",
             entity_type=attachment.entity_type,
@@ -332,7 +332,7 @@ class AttachmentService:
             raise NotFound("Attachment not found")
         attachment.deleted_at = clock.now()
         await repository.free_storage(db, workspace_id, attachment.size_bytes)
-        audit.record(
+        await audit.record(
             db,
             action="attachment.deleted",
             entity_type=entity_type,

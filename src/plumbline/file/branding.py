@@ -80,7 +80,7 @@ class BrandingService:
         old = workspace.logo_key
         workspace.logo_key, workspace.logo_content_type = key, content_type
         await uow.session.flush()
-        audit.record(
+        await audit.record(
             uow.session,
             action="workspace.logo_updated",
             entity_type="workspace",
@@ -104,7 +104,7 @@ class BrandingService:
         old = workspace.logo_key
         workspace.logo_key, workspace.logo_content_type = None, None
         await uow.session.flush()
-        audit.record(
+        await audit.record(
             uow.session,
             action="workspace.logo_removed",
             entity_type="workspace",

@@ -86,7 +86,7 @@ async def remove_files(uow: UnitOfWork, ctx: ProjectContext, file_ids: Sequence[
     )
     await repository.free_storage(db, ctx.workspace.id, sum(v.size_bytes for v in versions))
     for file_id in file_ids:
-        audit.record(
+        await audit.record(
             db,
             action="file.deleted",
             entity_type="file",
@@ -169,7 +169,7 @@ class FileService:
             file.disciplines = list(dict.fromkeys(body.disciplines))
         file.updated_at = clock.now()
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="file.updated",
             entity_type="file",
@@ -210,7 +210,7 @@ class FileService:
             latest.version,
             now,
         )
-        audit.record(
+        await audit.record(
             db,
             action="file.version_deleted",
             entity_type="file",

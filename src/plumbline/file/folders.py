@@ -113,7 +113,7 @@ class FolderService:
         if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
             raise NameTaken()
         folder = await self._add(db, ctx, body.name, body.parent_id)
-        audit.record(
+        await audit.record(
             db,
             action="folder.created",
             entity_type="folder",
@@ -173,7 +173,7 @@ class FolderService:
             raise NameTaken()
         folder.name, folder.parent_id, folder.updated_at = name, parent_id, clock.now()
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="folder.updated",
             entity_type="folder",
@@ -208,7 +208,7 @@ class FolderService:
             file_ids = await repository.live_files_in_folders(db, subtree)
             await remove_files(uow, ctx, file_ids)
             await repository.delete_folders(db, subtree)
-        audit.record(
+        await audit.record(
             db,
             action="folder.deleted",
             entity_type="folder",
@@ -244,7 +244,7 @@ class FolderService:
                 await build(subtree, existing)
 
         await build(TEMPLATES[body.template], body.parent_id)
-        audit.record(
+        await audit.record(
             db,
             action="folder.structure_applied",
             entity_type="project",

@@ -397,7 +397,7 @@ class UploadService:
             "sizeBytes": size,
             "contentType": upload.content_type,
         }
-        audit.record(
+        await audit.record(
             db,
             action="file.uploaded" if is_new else "file.version_added",
             entity_type="file",

@@ -151,7 +151,7 @@ class IdentityService:
                 updated_at=now,
             ),
         )
-        audit.record(
+        await audit.record(
             db,
             action="user.created",
             entity_type="user",
@@ -235,7 +235,7 @@ class IdentityService:
         if not user.email_verified:
             user.email_verified = True
             user.updated_at = clock.now()
-            audit.record(
+            await audit.record(
                 db,
                 action="user.email_verified",
                 entity_type="user",
@@ -268,7 +268,7 @@ class IdentityService:
         user.updated_at = now
         await repo.retire_tokens(db, user.id, RESET_PASSWORD, now)
         await repo.delete_sessions(db, user.id)
-        audit.record(
+        await audit.record(
             db, action="user.password_reset", entity_type="user", entity_id=user.id, actor="public"
         )
 
@@ -287,7 +287,7 @@ class IdentityService:
             raise InvalidPassword()
         user.password_hash = crypto.hash_password(body.new_password)
         user.updated_at = clock.now()
-        audit.record(
+        await audit.record(
             db,
             action="user.password_changed",
             entity_type="user",
@@ -317,7 +317,7 @@ class IdentityService:
         changes = diff(before, {"name": user.name, "image": user.image})
         if changes:
             user.updated_at = clock.now()
-            audit.record(
+            await audit.record(
                 db,
                 action="user.updated",
                 entity_type="user",
@@ -349,7 +349,7 @@ class IdentityService:
         await repo.delete_sessions(db, user.id, keep=current.id if current else None)
         if current is not None and not keep_current:
             await db.delete(current)
-        audit.record(
+        await audit.record(
             db,
             action="user.sessions_revoked",
             entity_type="user",

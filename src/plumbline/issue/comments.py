@@ -49,7 +49,7 @@ class IssueCommentService:
             "created_at": clock.now(),
         }
         await repo.insert_comment(db, values)
-        audit.record(
+        await audit.record(
             db,
             action="issue.commented",
             entity_type="issue",

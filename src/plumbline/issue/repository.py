@@ -14,6 +14,7 @@ from sqlalchemy import (
     Table,
     Text,
     and_,
+    bindparam,
     cast,
     exists,
     false,
@@ -24,12 +25,14 @@ from sqlalchemy import (
     type_coerce,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.permissions import ProjectRole
 from plumbline.authz.project import ProjectContext
 from plumbline.issue.filters import IssueFilters
 from plumbline.kit.pagination import PageParams
+from plumbline.kit.sequence import next_number
 from plumbline.models import (
     Attachment,
     File,
@@ -37,6 +40,7 @@ from plumbline.models import (
     Issue,
     IssueComment,
     Membership,
+    ProjectCounter,
     ProjectMember,
     User,
 )
@@ -47,6 +51,7 @@ from plumbline.models import (
 T = Issue.__table__.c
 A = Attachment.__table__.c
 PHOTO_ENTITY = "issue"  # the attachments' entity_type of reference photos
+NUMBER_KIND = "issue"  # the project counter of issue numbers
 
 
 def _instant(column: Any) -> Any:
@@ -161,14 +166,42 @@ async def get_entity(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Is
     return (await db.execute(query)).scalar_one_or_none()
 
 
-# Values as parameters of a Core insert: ``insert(Issue).values(**values)`` turns each value
+# Values as parameters of prebuilt Core inserts: ``insert(Issue).values(**values)`` turns each value
 # into a bound expression and runs the ORM's bulk insert machinery: a quarter of a create's time.
-INSERT_ISSUE = insert(type_cast("Table", Issue.__table__))
+ISSUE_TABLE = type_cast("Table", Issue.__table__)
+INSERT_ISSUE = insert(ISSUE_TABLE)
+# PostgreSQL: the project's next issue number and the issue in one statement (one round trip
+# and one execution fewer); the counter row stays locked until the commit, as with next_number.
+_COUNTER = (
+    pg_insert(type_cast("Table", ProjectCounter.__table__))
+    .values(project_id=bindparam("project_id"), kind=NUMBER_KIND, value=1)
+    .on_conflict_do_update(
+        index_elements=["project_id", "kind"], set_={"value": ProjectCounter.value + 1}
+    )
+    .returning(ProjectCounter.value)
+    .cte("counter")
+)
+_INSERTED = tuple(c for c in ISSUE_TABLE.c if c.key not in ("number", "deleted_at"))
+INSERT_NUMBERED = (
+    insert(ISSUE_TABLE)
+    .from_select(
+        [*_INSERTED, T.number],
+        select(*(bindparam(c.key, type_=c.type) for c in _INSERTED), _COUNTER.c.value),
+    )
+    .returning(T.number)
+)
 
 
-async def insert_issue(db: AsyncSession, values: dict[str, Any]) -> None:
-    """Runs on the session's connection, without an autoflush: flush pending entities first."""
-    await (await db.connection()).execute(INSERT_ISSUE, values)
+async def insert_issue(db: AsyncSession, values: dict[str, Any]) -> int:
+    """Inserts the issue (``values`` names every column but ``number`` and ``deleted_at``) under
+    the project's next number, and returns that number. Runs on the session's connection,
+    without an autoflush: flush pending entities first."""
+    conn = await db.connection()
+    if conn.dialect.name == "postgresql":
+        return int((await conn.execute(INSERT_NUMBERED, values)).scalar_one())
+    number = await next_number(db, values["project_id"], NUMBER_KIND)
+    await conn.execute(INSERT_ISSUE, {**values, "number": number})
+    return number
 
 
 async def touch(db: AsyncSession, issue_id: str, now: datetime) -> None:

@@ -27,7 +27,6 @@ from plumbline.issue.serialize import entity_row, issue_dict
 from plumbline.kit import clock, mail
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
-from plumbline.kit.sequence import next_number
 from plumbline.models import Issue
 from plumbline.notification.service import notification
 from plumbline.records import soft_delete
@@ -219,7 +218,7 @@ class IssueService:
             "resolved_at": now if status == "RESOLVED" else None,
             "closed_at": now if status == "CLOSED" else None,
         }
-        audit.record(
+        await audit.record(
             db,
             action="issue.created",
             entity_type="issue",
@@ -231,9 +230,7 @@ class IssueService:
         )
         # The number's counter row stays locked until the commit, so concurrent creates queue
         # there: write the audit entry first and keep only the insert and the commit behind it.
-        await db.flush()
-        values["number"] = await next_number(db, ctx.project.id, "issue")
-        await repo.insert_issue(db, values)
+        values["number"] = await repo.insert_issue(db, values)
         issue = issue_dict(tuple(values.get(key) for key in repo.COLUMN_KEYS), [])
         if assignee is not None:
             await self._notify_assigned(uow, ctx, issue, assignee)
@@ -285,7 +282,7 @@ class IssueService:
         changed = diff(before, _snapshot(issue))
         if changed:
             issue.updated_at = clock.now()
-            audit.record(
+            await audit.record(
                 db,
                 action="issue.updated",
                 entity_type="issue",

@@ -128,7 +128,7 @@ class InviteService:
         )
         db.add(invite)
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="invite.created",
             entity_type="invite",
@@ -145,7 +145,7 @@ class InviteService:
             raise NotFound("Invite not found")
         require_can_grant(ctx, invite.role)
         invite.revoked_at = clock.now()
-        audit.record(
+        await audit.record(
             db,
             action="invite.revoked",
             entity_type="invite",
@@ -213,7 +213,7 @@ class InviteService:
         )
         db.add(invite)
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="email_invite.created",
             entity_type="email_invite",
@@ -260,7 +260,7 @@ class InviteService:
         invite.expires_at = max(invite.expires_at, now + timedelta(days=DEFAULT_DAYS))
         invite.send_count += 1
         invite.last_sent_at = now
-        audit.record(
+        await audit.record(
             db,
             action="email_invite.resent",
             entity_type="email_invite",
@@ -302,7 +302,7 @@ class InviteService:
         }
         changes = {k: [before[k], v] for k, v in after.items() if before[k] != v}
         if changes:
-            audit.record(
+            await audit.record(
                 db,
                 action="email_invite.updated",
                 entity_type="email_invite",
@@ -318,7 +318,7 @@ class InviteService:
         invite = await self._pending(db, ctx, invite_id)
         require_can_grant(ctx, invite.role)
         invite.revoked_at = clock.now()
-        audit.record(
+        await audit.record(
             db,
             action="email_invite.revoked",
             entity_type="email_invite",

@@ -150,7 +150,7 @@ class MemberService:
                     created_at=now,
                 )
             )
-        audit.record(
+        await audit.record(
             db,
             action=action,
             entity_type="member",
@@ -198,7 +198,7 @@ class MemberService:
                 await repository.delete_project_members(db, ctx.workspace.id, user_id)
                 target.restricted = False
                 changes["restricted"] = [True, False]
-            audit.record(
+            await audit.record(
                 db,
                 action="member.role_changed",
                 entity_type="member",
@@ -220,7 +220,7 @@ class MemberService:
         await self._keep_a_super_admin(db, target)
         await repository.delete_project_members(db, ctx.workspace.id, user_id)
         await db.delete(target)
-        audit.record(
+        await audit.record(
             db,
             action="member.left" if leaving else "member.removed",
             entity_type="member",
@@ -282,7 +282,7 @@ class MemberService:
                 )
             )
         if before != wanted:
-            audit.record(
+            await audit.record(
                 db,
                 action="member.project_access_changed",
                 entity_type="member",

@@ -176,7 +176,7 @@ class ProjectService:
                     created_at=now,
                 )
             )
-        audit.record(
+        await audit.record(
             db,
             action="project.created",
             entity_type="project",
@@ -207,7 +207,7 @@ class ProjectService:
         changes = diff(before, _audited(project))
         if changes:
             project.updated_at = clock.now()
-            audit.record(
+            await audit.record(
                 db,
                 action="project.updated",
                 entity_type="project",
@@ -225,7 +225,7 @@ class ProjectService:
         now = clock.now()
         project.deleted_at = now
         project.updated_at = now
-        audit.record(
+        await audit.record(
             db,
             action="project.deleted",
             entity_type="project",
@@ -277,7 +277,7 @@ class ProjectService:
         changes = diff(before, _flat_settings(result))
         if changes:
             project.updated_at = clock.now()
-            audit.record(
+            await audit.record(
                 db,
                 action="project.settings_updated",
                 entity_type="project",
@@ -317,7 +317,7 @@ class ProjectService:
         if removed is None:
             raise NotFound("This user has no named access to the project")
         member_id, project_role = removed
-        audit.record(
+        await audit.record(
             db,
             action="project.member_removed",
             entity_type="project_member",

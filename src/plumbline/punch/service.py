@@ -234,7 +234,7 @@ class PunchService:
         await db.flush()
         await repo.set_assignees(db, item.id, assignee_ids)
         values = _snapshot(item, assignee_ids) | {"punchNumber": item.punch_number}
-        audit.record(
+        await audit.record(
             db,
             action="punch.created",
             entity_type=ENTITY,
@@ -288,7 +288,7 @@ class PunchService:
             action = "punch.closed"
         elif new_status != old_status and old_status == "CLOSED":
             action = "punch.reopened"
-        audit.record(
+        await audit.record(
             db,
             action=action,
             entity_type=ENTITY,

@@ -50,7 +50,7 @@ class RfiMessageService:
         )
         db.add(message)
         await db.flush()
-        audit.record(
+        await audit.record(
             db,
             action="rfi.message_posted",
             entity_type="rfi",

@@ -126,7 +126,7 @@ class RfiService:
         await db.flush()
         await rfi_repository.set_assignees(db, rfi.id, body.assignee_ids)
         values = values_of(rfi)
-        audit.record(
+        await audit.record(
             db,
             action="rfi.created",
             entity_type="rfi",
@@ -228,7 +228,7 @@ class RfiService:
         await db.flush()
         project = ctx.project
         if changes:
-            audit.record(
+            await audit.record(
                 db,
                 action="rfi.updated",
                 entity_type="rfi",
@@ -241,7 +241,7 @@ class RfiService:
         notified: set[str] = set()
         if step is not None:
             spec = STEPS[step]
-            audit.record(
+            await audit.record(
                 db,
                 action=spec.action,
                 entity_type="rfi",

@@ -75,10 +75,10 @@ def _lock_body(file_version_id: str, lock: tuple[str, Any, Any]) -> dict[str, An
     }
 
 
-def _audit(
+async def _audit(
     db: AsyncSession, access: VersionAccess, action: str, changes: dict[str, list[Any]]
 ) -> None:
-    audit.record(
+    await audit.record(
         db,
         action=action,
         entity_type="file_version",
@@ -116,7 +116,7 @@ class LockService:
                 db, file_version_id, user_id, now, expires_at, force=force
             ) or await repository.insert_lock(db, file_version_id, user_id, now, expires_at):
                 action = "file.lock_forced" if holder is not None else "file.locked"
-                _audit(db, access, action, {"lockedBy": [holder, user_id]})
+                await _audit(db, access, action, {"lockedBy": [holder, user_id]})
                 break
             current = await repository.get_lock(db, file_version_id)
             if current is not None and current[2] > now and current[0] != user_id:
@@ -149,7 +149,7 @@ class LockService:
         if holder != access.user_id:
             access.ctx.require(Permission.FILES_MANAGE)
         if await repository.delete_lock(db, file_version_id, holder):
-            _audit(db, access, "file.unlocked", {"lockedBy": [holder, None]})
+            await _audit(db, access, "file.unlocked", {"lockedBy": [holder, None]})
             uow.after_commit(
                 lambda: publish_to_version(
                     file_version_id, "lock_changed", {"lockedBy": None, "expiresAt": None}
@@ -205,7 +205,7 @@ class ViewerStateService:
             current_state, current_revision = current if current is not None else ({}, 0)
             raise RevisionConflict(viewerState=current_state, revision=current_revision)
         revision = base_revision + 1
-        _audit(db, access, "file.viewer_state_saved", {"revision": [base_revision, revision]})
+        await _audit(db, access, "file.viewer_state_saved", {"revision": [base_revision, revision]})
         uow.after_commit(
             lambda: publish_to_version(
                 file_version_id, "viewer_state", {"revision": revision, "actorUserId": user_id}

@@ -100,7 +100,7 @@ class WorkspaceService:
                 joined_at=now,
             )
         )
-        audit.record(
+        await audit.record(
             db,
             action="workspace.created",
             entity_type="workspace",
@@ -147,7 +147,7 @@ class WorkspaceService:
         changes = diff(before, _audited(workspace))
         if changes:
             workspace.updated_at = clock.now()
-            audit.record(
+            await audit.record(
                 db,
                 action="workspace.updated",
                 entity_type="workspace",
@@ -163,7 +163,7 @@ class WorkspaceService:
         """Soft delete: the workspace vanishes for everyone; rows are purged after 30 days."""
         workspace = ctx.workspace
         workspace.deleted_at = clock.now()
-        audit.record(
+        await audit.record(
             db,
             action="workspace.deleted",
             entity_type="workspace",
