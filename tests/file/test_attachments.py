@@ -38,11 +38,17 @@ async def _presign(world, entity_id, *, name="photo.jpg", ctype="image/jpeg", si
         return target
 
 
-async def _complete(world, entity_id, upload_id, sha256=None):
+async def _complete(world, entity_id, upload_id, sha256=None, max_count=3):
     async with database.sessionmaker() as db:
         ctx = await load_project(db, Principal(user=world.member.user), world.project.id)
         result = await attachments.complete(
-            db, ctx, entity_type="issue", entity_id=entity_id, upload_id=upload_id, sha256=sha256
+            db,
+            ctx,
+            entity_type="issue",
+            entity_id=entity_id,
+            upload_id=upload_id,
+            max_count=max_count,
+            sha256=sha256,
         )
         await db.commit()
         return result
@@ -154,6 +160,7 @@ async def test_without_a_project_context_and_delete(client, world):
             entity_type="occupant-photo",
             entity_id=entity_id,
             upload_id=target["uploadId"],
+            max_count=5,
         )
         await db.commit()
     assert done["createdBy"] is None

@@ -344,3 +344,23 @@ async def test_concurrent_completions_record_one_version(client, world):
     assert first.status_code == second.status_code == 200, (first.text, second.text)
     assert first.json() == second.json()
     assert await storage_used(world.workspace.id) == used + len(PDF)
+
+
+async def test_uploads_of_one_new_name_completing_together_make_one_file(client, world):
+    import asyncio
+
+    headers, project = world.member.headers, world.project
+    targets = []
+    for n in range(6):
+        data = PDF + b"%d" % n
+        target = (await presign(client, headers, project.id, "Race.pdf", len(data))).json()
+        assert (await put_bytes(client, target, data)).status_code == 200
+        targets.append(target)
+    files_before, versions_before = await count_files(project.id)
+    responses = await asyncio.gather(
+        *(complete(client, headers, target["uploadId"]) for target in targets)
+    )
+    assert [r.status_code for r in responses] == [200] * 6, [r.text for r in responses]
+    assert len({r.json()["id"] for r in responses}) == 1
+    assert sorted(r.json()["version"] for r in responses) == [1, 2, 3, 4, 5, 6]
+    assert await count_files(project.id) == (files_before + 1, versions_before + 6)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Any
 
@@ -139,3 +140,62 @@ async def test_list_with_photos_runs_a_fixed_number_of_queries(
     assert all(len(i["referencePhotos"]) == 1 for i in listed.json())
     assert len(listed.json()) == 6
     assert one.count == many.count
+
+
+async def _presigned_and_uploaded(
+    client: httpx.AsyncClient, url: str, headers: dict[str, str], name: str
+) -> str:
+    presign = await client.post(
+        f"{url}/reference-photos/presign",
+        json={"fileName": name, "contentType": "image/png", "sizeBytes": len(PNG)},
+        headers=headers,
+    )
+    assert presign.status_code == 200, presign.text
+    target = presign.json()
+    put = await client.request(
+        target["method"], target["uploadUrl"], content=PNG, headers=target["headers"]
+    )
+    assert put.status_code < 300, put.text
+    upload_id: str = target["uploadId"]
+    return upload_id
+
+
+async def _complete(
+    client: httpx.AsyncClient, url: str, headers: dict[str, str], upload_id: str
+) -> httpx.Response:
+    return await client.post(
+        f"{url}/reference-photos/complete", json={"uploadId": upload_id}, headers=headers
+    )
+
+
+async def test_uploads_started_under_the_limit_stop_at_twelve(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """Every presign happens before any completion (so each passes the presign count); the
+    completions still record twelve photos and refuse the thirteenth with nothing written."""
+    issue = await create_issue(client, world.project.id, world.member.headers)
+    url = f"{issues_url(world.project.id)}/{issue['id']}"
+    headers = world.member.headers
+    uploads = [await _presigned_and_uploaded(client, url, headers, f"p{i}.png") for i in range(13)]
+    for upload_id in uploads[:12]:
+        assert (await _complete(client, url, headers, upload_id)).status_code == 200
+    refused = await _complete(client, url, headers, uploads[12])
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["code"] == "LIMIT_REACHED"
+    read = (await client.get(url, headers=headers)).json()
+    assert len(read["referencePhotos"]) == 12
+    assert uploads[12] not in {p.get("uploadId") for p in read["referencePhotos"]}
+
+
+async def test_concurrent_completions_never_pass_the_limit(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    issue = await create_issue(client, world.project.id, world.member.headers)
+    url = f"{issues_url(world.project.id)}/{issue['id']}"
+    headers = world.member.headers
+    uploads = [await _presigned_and_uploaded(client, url, headers, f"p{i}.png") for i in range(15)]
+    responses = await asyncio.gather(*(_complete(client, url, headers, u) for u in uploads))
+    codes = sorted(r.status_code for r in responses)
+    assert codes == [200] * 12 + [409] * 3, [r.text for r in responses]
+    read = (await client.get(url, headers=headers)).json()
+    assert len(read["referencePhotos"]) == 12

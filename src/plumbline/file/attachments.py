@@ -27,6 +27,7 @@ from plumbline.file.errors import LimitReached
 from plumbline.file.types import check_type, clean_name, media_type
 from plumbline.file.uploads import (
     begin_completion,
+    discard,
     discard_after_commit,
     finish,
     quota_check,
@@ -197,9 +198,11 @@ class AttachmentService:
         entity_type: str,
         entity_id: str,
         upload_id: str,
+        max_count: int,
         sha256: str | None = None,
     ) -> dict[str, Any]:
-        """Record the uploaded attachment: same checks and idempotency as complete-upload."""
+        """Record the uploaded attachment: same checks and idempotency as complete-upload, and
+        409 LIMIT_REACHED when the record got ``max_count`` attachments since the presign."""
         upload = await self._upload(
             db, ctx.workspace.id, ctx.project.id, entity_type, entity_id, upload_id
         )
@@ -208,7 +211,7 @@ class AttachmentService:
                 raise NotFound("Upload not found")
         elif upload.created_by != ctx.user_id:
             raise NotFound("Upload not found")
-        return await self._complete(db, ctx.workspace, upload, ctx.principal, sha256)
+        return await self._complete(db, ctx.workspace, upload, max_count, ctx.principal, sha256)
 
     async def complete_as(
         self,
@@ -220,6 +223,7 @@ class AttachmentService:
         entity_type: str,
         entity_id: str,
         upload_id: str,
+        max_count: int,
         sha256: str | None = None,
     ) -> dict[str, Any]:
         """``complete`` for callers without a ProjectContext (public portals)."""
@@ -229,7 +233,7 @@ class AttachmentService:
         upload = await self._upload(db, workspace_id, project_id, entity_type, entity_id, upload_id)
         if upload.created_by != actor_user_id or upload.created_key_id is not None:
             raise NotFound("Upload not found")
-        return await self._complete(db, workspace, upload, None, sha256, actor_user_id)
+        return await self._complete(db, workspace, upload, max_count, None, sha256, actor_user_id)
 
     async def _upload(
         self,
@@ -256,6 +260,7 @@ class AttachmentService:
         db: AsyncSession,
         workspace: Workspace,
         upload: Upload,
+        max_count: int,
         principal: Principal | None,
         sha256: str | None,
         actor_user_id: str | None = None,
@@ -264,11 +269,18 @@ class AttachmentService:
         if done is not None:
             return done
         size = await verify_and_count(db, upload, workspace, sha256)
+        # The count at presign lets several uploads start under the limit, so count again.
+        # verify_and_count has just updated the workspace's storage row, which stays locked
+        # until commit: completions in one workspace take turns, and this count sees them all.
+        entity_type, entity_id = str(upload.entity_type), str(upload.entity_id)
+        if await repository.count_attachments(db, entity_type, entity_id) >= max_count:
+            await discard(upload.storage_key)
+            raise LimitReached(f"At most {max_count} attachments are allowed", maxCount=max_count)
         attachment = Attachment(
             workspace_id=workspace.id,
             project_id=upload.project_id,
-            entity_type=str(upload.entity_type),
-            entity_id=str(upload.entity_id),
+            entity_type=entity_type,
+            entity_id=entity_id,
             upload_id=upload.id,
             file_name=upload.file_name,
             content_type=upload.content_type,

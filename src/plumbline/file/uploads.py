@@ -347,6 +347,8 @@ class UploadService:
         size = await verify_and_count(db, upload, ctx.workspace, body.sha256)
         now = clock.now()
         if file is None:
+            # verify_and_count locked the workspace's storage row until commit, so two uploads
+            # of one new name take turns: the second finds the first's file, as a new version.
             file = await repository.find_by_name(
                 db, ctx.project.id, upload.folder_id, normalize(upload.file_name)
             )

@@ -58,6 +58,7 @@ class ReferencePhotoService:
             entity_type=ENTITY_TYPE,
             entity_id=issue_id,
             upload_id=body.upload_id,
+            max_count=MAX_PHOTOS,
             sha256=body.sha256,
         )
         await repo.touch(db, issue_id, clock.now())

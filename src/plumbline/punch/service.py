@@ -396,6 +396,7 @@ class PunchService:
             entity_type=ENTITY,
             entity_id=item.id,
             upload_id=data.upload_id,
+            max_count=PHOTO_MAX_COUNT,
             sha256=data.sha256,
         )
         item.updated_at = clock.now()

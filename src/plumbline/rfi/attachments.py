@@ -52,6 +52,7 @@ class RfiAttachmentService:
             entity_type=ATTACHMENT_ENTITY,
             entity_id=rfi.id,
             upload_id=body.upload_id,
+            max_count=MAX_ATTACHMENTS,
             sha256=body.sha256,
         )
         rfi.updated_at = clock.now()
