@@ -151,21 +151,38 @@ AfterCommit = Callable[[], Awaitable[object]]
 class UnitOfWork:
     """One session and one transaction per request; callbacks run only after a commit."""
 
-    def __init__(self, session: AsyncSession) -> None:
+    def __init__(self, session: AsyncSession, *, respond_first: bool = False) -> None:
         self.session = session
+        self.respond_first = respond_first
+        self.after_response_callbacks: list[AfterCommit] = []
         self._after_commit: list[AfterCommit] = []
+        self._after_response: list[AfterCommit] = []
 
     def after_commit(self, callback: AfterCommit) -> None:
         self._after_commit.append(callback)
 
+    def after_response(self, callback: AfterCommit) -> None:
+        """Work to run once committed that the caller need not wait for, and whose duration
+        must not show in the response time (e-mail delivery: a password reset must take as
+        long for an unknown address as for a known one). In a route (``respond_first``) it
+        runs after the response is sent; elsewhere right after the commit."""
+        self._after_response.append(callback)
+
     async def commit(self) -> None:
         await self.session.commit()
         callbacks, self._after_commit = self._after_commit, []
+        later, self._after_response = self._after_response, []
         for callback in callbacks:
+            await callback()
+        if self.respond_first:
+            self.after_response_callbacks.extend(later)
+            return
+        for callback in later:
             await callback()
 
     async def rollback(self) -> None:
         self._after_commit = []
+        self._after_response = []
         await self.session.rollback()
 
 

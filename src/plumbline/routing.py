@@ -11,11 +11,12 @@ from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import IntegrityError
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Match, Route
 from starlette.types import Scope
 
-from plumbline.db import UnitOfWork, database
+from plumbline.db import AfterCommit, UnitOfWork, database
 from plumbline.errors import AppError, Conflict, error_response
 from plumbline.kit.responses import ORJSONResponse
 
@@ -90,7 +91,7 @@ class UnitOfWorkRoute(APIRoute):
         async def run(request: Request) -> Response:
             sessions = database.read_sessionmaker if reads_only else database.sessionmaker
             async with sessions() as session:
-                uow = UnitOfWork(session)
+                uow = UnitOfWork(session, respond_first=True)
                 request.state.uow = uow
                 try:
                     response = await handler(request)
@@ -98,6 +99,7 @@ class UnitOfWorkRoute(APIRoute):
                         callback(response)
                     if response.status_code < 400:
                         await uow.commit()
+                        _run_after_sending(response, uow.after_response_callbacks)
                     else:
                         await uow.rollback()
                     return response
@@ -116,3 +118,18 @@ class UnitOfWorkRoute(APIRoute):
                     )
 
         return run
+
+
+def _run_after_sending(response: Response, callbacks: list[AfterCommit]) -> None:
+    """Starlette runs a response's background task once its last byte is sent."""
+    if not callbacks:
+        return
+    previous = response.background
+
+    async def run() -> None:
+        if previous is not None:
+            await previous()
+        for callback in callbacks:
+            await callback()
+
+    response.background = BackgroundTask(run)

@@ -2,11 +2,13 @@
 
 from datetime import timedelta
 
+import orjson
 from sqlalchemy import select
 
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import AuditLog
+from tests.conftest import ORIGIN
 from tests.factories import link_in, read_mails
 from tests.identity.helpers import (
     STRONG,
@@ -177,3 +179,45 @@ async def test_password_routes_need_a_session(client):
         "code": "UNAUTHORIZED",
         "message": "Unauthorized",
     }
+
+
+async def test_reset_mail_goes_out_after_the_response(app, client, outbox):
+    """Delivery runs once the response is sent, so the response time of a reset request does
+    not tell whether the address has an account (SMTP can take seconds)."""
+    email, _ = await signed_up(client)
+    body = orjson.dumps({"email": email})
+    mails_when_answered: list[object] | None = None
+
+    def resets() -> list[object]:
+        return [m for m in read_mails(outbox, to=email) if m["Subject"] == "Reset your password"]
+
+    async def receive():
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message):
+        nonlocal mails_when_answered
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            mails_when_answered = resets()
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/api/auth/request-password-reset",
+        "raw_path": b"/api/auth/request-password-reset",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"origin", ORIGIN.encode()),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    await app(scope, receive, send)
+    assert mails_when_answered == []
+    assert len(resets()) == 1

@@ -3,9 +3,10 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from plumbline.db import database
-from plumbline.kit import clock
-from plumbline.models import Workspace
-from tests.factories import create_user, create_workspace
+from plumbline.kit import clock, mail
+from plumbline.kit.ids import new_id
+from plumbline.models import OutboxMessage, Workspace
+from tests.factories import create_user, create_workspace, read_mails
 
 CRON = {"x-service-cron-secret": "test-cron-secret"}
 
@@ -38,3 +39,29 @@ async def test_maintenance_needs_the_cron_secret(client) -> None:  # type: ignor
         "/api/v1/internal/maintenance", headers={"x-service-cron-secret": "x"}
     )
     assert wrong.status_code == 401
+
+
+async def test_maintenance_retries_undelivered_mail(client, outbox) -> None:  # type: ignore[no-untyped-def]
+    """A delivery that failed stays queued; the next maintenance run sends it, but leaves
+    alone what the requests of the last minutes are still delivering."""
+    stale, fresh = f"{new_id()}@example.com", f"{new_id()}@example.com"
+    async with database.sessionmaker() as db:
+        for to, age in ((stale, timedelta(hours=1)), (fresh, timedelta(seconds=10))):
+            db.add(
+                OutboxMessage(
+                    kind="email",
+                    payload=mail.Mail(to=[to], subject="Retry me", text="Body").to_payload(),
+                    attempts=1,
+                    last_error="SMTP server unreachable",
+                    created_at=clock.now() - age,
+                )
+            )
+        await db.commit()
+    response = await client.post("/api/v1/internal/maintenance", headers=CRON)
+    assert response.status_code == 200
+    assert response.json()["retriedEmails"] >= 1
+    [message] = read_mails(outbox, stale)
+    assert message["Subject"] == "Retry me"
+    assert read_mails(outbox, fresh) == []
+    again = await client.post("/api/v1/internal/maintenance", headers=CRON)
+    assert len(read_mails(outbox, stale)) == 1, again.json()

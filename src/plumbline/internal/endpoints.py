@@ -1,7 +1,7 @@
 from pydantic import BaseModel
 
 from plumbline.auth.deps import Cron
-from plumbline.db import DB
+from plumbline.db import UoW
 from plumbline.internal.service import run_maintenance
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.routing import make_router
@@ -21,9 +21,11 @@ class MaintenanceResult(BaseModel):
     ok: bool
     purgedWorkspaces: int
     purgedUploads: int
+    retriedEmails: int
 
 
 @router.post("/maintenance", response_model=MaintenanceResult)
-async def maintenance(db: DB) -> ORJSONResponse:
-    """Daily housekeeping: purge deleted workspaces past 30 days and stale uploads."""
-    return ORJSONResponse(await run_maintenance(db))
+async def maintenance(uow: UoW) -> ORJSONResponse:
+    """Daily housekeeping: purge deleted workspaces past 30 days and stale uploads, retry
+    undelivered e-mails (sent after the response; ``retriedEmails`` counts them)."""
+    return ORJSONResponse(await run_maintenance(uow))

@@ -12,11 +12,13 @@ import logging
 import smtplib
 import ssl
 from dataclasses import dataclass, field
+from datetime import datetime
 from email.message import EmailMessage
 from email.utils import make_msgid
 from urllib.parse import unquote, urlparse
 
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.config import settings
 from plumbline.db import UnitOfWork, database
@@ -113,14 +115,31 @@ def _deliver_sync(message: EmailMessage) -> None:
 
 
 def queue(uow: UnitOfWork, mail: Mail) -> None:
-    """Write the e-mail into the request's transaction; it goes out only if that commits."""
+    """Write the e-mail into the request's transaction; it goes out only if that commits,
+    after the response is sent (so how long delivery takes never shows in a response time)."""
     row = OutboxMessage(kind="email", payload=mail.to_payload(), created_at=clock.now())
     uow.session.add(row)
-    uow.after_commit(lambda: deliver_pending([row.id]))
+    uow.after_response(lambda: deliver_pending([row.id]))
+
+
+async def undelivered(db: AsyncSession, queued_before: datetime, limit: int = 500) -> list[str]:
+    """Ids of the e-mails queued before that time and not sent yet (failed deliveries)."""
+    query = (
+        select(OutboxMessage.id)
+        .where(
+            OutboxMessage.sent_at.is_(None),
+            OutboxMessage.kind == "email",
+            OutboxMessage.created_at < queued_before,
+        )
+        .order_by(OutboxMessage.id)
+        .limit(limit)
+    )
+    return list((await db.execute(query)).scalars().all())
 
 
 async def deliver_pending(ids: list[str] | None = None) -> int:
-    """Deliver unsent outbox e-mails (these ids, or all); failures stay queued for a retry."""
+    """Deliver unsent outbox e-mails (these ids, or all); failures stay queued for the next
+    retry (``POST /internal/maintenance``). Uses its own session: call it after the commit."""
     sent = 0
     async with database.sessionmaker() as session:
         query = select(OutboxMessage).where(
