@@ -130,6 +130,9 @@ def _run_after_sending(response: Response, callbacks: list[AfterCommit]) -> None
         if previous is not None:
             await previous()
         for callback in callbacks:
-            await callback()
+            try:
+                await callback()
+            except Exception:  # the response is gone: nobody left to tell but the log
+                log.exception("work after the response failed")
 
     response.background = BackgroundTask(run)

@@ -1,6 +1,7 @@
 """The unit of work: e-mails queued in a transaction go out only when it commits."""
 
 from sqlalchemy import func, select
+from starlette.background import BackgroundTask
 
 from plumbline.db import UnitOfWork, database
 from plumbline.kit import mail
@@ -38,3 +39,29 @@ async def test_rolled_back_mail_is_never_sent(outbox) -> None:  # type: ignore[n
         await uow.rollback()
     assert read_mails(outbox, to) == []
     assert await _outbox_rows(to) == 0
+
+
+async def test_work_after_the_response_runs_in_order_and_survives_a_failure(caplog) -> None:  # type: ignore[no-untyped-def]
+    from starlette.responses import Response
+
+    from plumbline.routing import _run_after_sending
+
+    ran: list[str] = []
+
+    async def earlier() -> None:
+        ran.append("response's own task")
+
+    async def failing() -> None:
+        ran.append("failing")
+        raise RuntimeError("SMTP exploded")
+
+    async def later() -> None:
+        ran.append("later")
+
+    response = Response(b"{}")
+    response.background = BackgroundTask(earlier)
+    _run_after_sending(response, [failing, later])
+    assert response.background is not None
+    await response.background()
+    assert ran == ["response's own task", "failing", "later"]
+    assert "work after the response failed" in caplog.text
