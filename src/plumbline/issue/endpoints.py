@@ -59,6 +59,7 @@ async def export_issues(ctx: CanReadIssues, filters: Filters) -> StreamingRespon
 
 
 @router.get("/{issueId}", response_model=IssueRead)
+@read_only
 async def get_issue(ctx: CanReadIssues, db: DB, issueId: str) -> ORJSONResponse:
     """Read one issue."""
     return ORJSONResponse(await issue_service.get(db, ctx, issueId))
@@ -80,6 +81,7 @@ async def delete_issue(ctx: CanWriteIssues, uow: UoW, issueId: str) -> ORJSONRes
 
 
 @router.get("/{issueId}/comments", response_model=list[CommentRead])
+@read_only
 async def list_comments(ctx: CanReadIssues, db: DB, issueId: str, page: Page) -> ORJSONResponse:
     """List an issue's comments, newest first."""
     rows, headers = await issue_comments.list_comments(db, ctx, issueId, page)
