@@ -21,6 +21,16 @@ async def _add_photo(
     name: str = "crack.png",
     data: bytes = PNG,
 ) -> dict[str, Any]:
+    upload_id = await _presigned_and_uploaded(client, url, headers, name, data)
+    complete = await _complete(client, url, headers, upload_id, hashlib.sha256(data).hexdigest())
+    assert complete.status_code == 200, complete.text
+    photo: dict[str, Any] = complete.json()
+    return photo
+
+
+async def _presigned_and_uploaded(
+    client: httpx.AsyncClient, url: str, headers: dict[str, str], name: str, data: bytes = PNG
+) -> str:
     presign = await client.post(
         f"{url}/reference-photos/presign",
         json={"fileName": name, "contentType": "image/png", "sizeBytes": len(data)},
@@ -32,14 +42,19 @@ async def _add_photo(
         target["method"], target["uploadUrl"], content=data, headers=target["headers"]
     )
     assert put.status_code < 300, put.text
-    complete = await client.post(
-        f"{url}/reference-photos/complete",
-        json={"uploadId": target["uploadId"], "sha256": hashlib.sha256(data).hexdigest()},
-        headers=headers,
-    )
-    assert complete.status_code == 200, complete.text
-    photo: dict[str, Any] = complete.json()
-    return photo
+    upload_id: str = target["uploadId"]
+    return upload_id
+
+
+async def _complete(
+    client: httpx.AsyncClient,
+    url: str,
+    headers: dict[str, str],
+    upload_id: str,
+    sha256: str | None = None,
+) -> httpx.Response:
+    body = {"uploadId": upload_id} if sha256 is None else {"uploadId": upload_id, "sha256": sha256}
+    return await client.post(f"{url}/reference-photos/complete", json=body, headers=headers)
 
 
 async def test_photo_upload_round_trip(client: httpx.AsyncClient, world: World) -> None:
@@ -140,32 +155,6 @@ async def test_list_with_photos_runs_a_fixed_number_of_queries(
     assert all(len(i["referencePhotos"]) == 1 for i in listed.json())
     assert len(listed.json()) == 6
     assert one.count == many.count
-
-
-async def _presigned_and_uploaded(
-    client: httpx.AsyncClient, url: str, headers: dict[str, str], name: str
-) -> str:
-    presign = await client.post(
-        f"{url}/reference-photos/presign",
-        json={"fileName": name, "contentType": "image/png", "sizeBytes": len(PNG)},
-        headers=headers,
-    )
-    assert presign.status_code == 200, presign.text
-    target = presign.json()
-    put = await client.request(
-        target["method"], target["uploadUrl"], content=PNG, headers=target["headers"]
-    )
-    assert put.status_code < 300, put.text
-    upload_id: str = target["uploadId"]
-    return upload_id
-
-
-async def _complete(
-    client: httpx.AsyncClient, url: str, headers: dict[str, str], upload_id: str
-) -> httpx.Response:
-    return await client.post(
-        f"{url}/reference-photos/complete", json={"uploadId": upload_id}, headers=headers
-    )
 
 
 async def test_uploads_started_under_the_limit_stop_at_twelve(
