@@ -154,7 +154,6 @@ class UnitOfWork:
     def __init__(self, session: AsyncSession, *, respond_first: bool = False) -> None:
         self.session = session
         self.respond_first = respond_first
-        self.after_response_callbacks: list[AfterCommit] = []
         self._after_commit: list[AfterCommit] = []
         self._after_response: list[AfterCommit] = []
 
@@ -164,21 +163,23 @@ class UnitOfWork:
     def after_response(self, callback: AfterCommit) -> None:
         """Work to run once committed that the caller need not wait for, and whose duration
         must not show in the response time (e-mail delivery: a password reset must take as
-        long for an unknown address as for a known one). In a route (``respond_first``) it
-        runs after the response is sent; elsewhere right after the commit."""
+        long for an unknown address as for a known one). In a route (``respond_first``) the
+        route runs it after the response is sent; elsewhere it runs right after the commit."""
         self._after_response.append(callback)
+
+    def take_after_response(self) -> list[AfterCommit]:
+        """The committed work still waiting for the response (and none left behind)."""
+        callbacks, self._after_response = self._after_response, []
+        return callbacks
 
     async def commit(self) -> None:
         await self.session.commit()
         callbacks, self._after_commit = self._after_commit, []
-        later, self._after_response = self._after_response, []
         for callback in callbacks:
             await callback()
-        if self.respond_first:
-            self.after_response_callbacks.extend(later)
-            return
-        for callback in later:
-            await callback()
+        if not self.respond_first:
+            for callback in self.take_after_response():
+                await callback()
 
     async def rollback(self) -> None:
         self._after_commit = []

@@ -99,7 +99,7 @@ class UnitOfWorkRoute(APIRoute):
                         callback(response)
                     if response.status_code < 400:
                         await uow.commit()
-                        _run_after_sending(response, uow.after_response_callbacks)
+                        _run_after_sending(response, uow.take_after_response())
                     else:
                         await uow.rollback()
                     return response

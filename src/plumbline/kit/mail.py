@@ -137,16 +137,16 @@ async def undelivered(db: AsyncSession, queued_before: datetime, limit: int = 50
     return list((await db.execute(query)).scalars().all())
 
 
-async def deliver_pending(ids: list[str] | None = None) -> int:
-    """Deliver unsent outbox e-mails (these ids, or all); failures stay queued for the next
+async def deliver_pending(ids: list[str]) -> int:
+    """Deliver these outbox e-mails unless already sent; failures stay queued for the next
     retry (``POST /internal/maintenance``). Uses its own session: call it after the commit."""
     sent = 0
     async with database.sessionmaker() as session:
         query = select(OutboxMessage).where(
-            OutboxMessage.sent_at.is_(None), OutboxMessage.kind == "email"
+            OutboxMessage.id.in_(ids),
+            OutboxMessage.sent_at.is_(None),
+            OutboxMessage.kind == "email",
         )
-        if ids is not None:
-            query = query.where(OutboxMessage.id.in_(ids))
         rows = (await session.execute(query.order_by(OutboxMessage.id).limit(500))).scalars().all()
         for row in rows:
             try:
