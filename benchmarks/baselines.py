@@ -22,8 +22,9 @@ Reads run without a transaction, writes in one.
   2. GET: the list query (with whether each issue has reference photos), the same camelCase
      JSON, pin and checklist passed through as JSON text;
   3. POST: validates the body, then in one transaction (which also holds the key lookup):
-     inserts the audit row, then takes the next per-project number and inserts the issue in
-     one statement (as the route does on PostgreSQL).
+     inserts the audit row, takes the next per-project number and inserts the issue in one
+     statement (as the route does on PostgreSQL).
+Both pools hold PLUMBLINE_DB_POOL_SIZE connections (10 unless set), as the app's does.
 Plan gates are off for both sides (PLUMBLINE_BILLING unset); so are rate limits
 (PLUMBLINE_RATE_LIMITS=false: 600 reads a minute per key otherwise).
 """
@@ -46,6 +47,9 @@ LIMIT = 1000
 SESSION_DAYS = 30
 REFRESH_AFTER = timedelta(days=1)
 LAST_USED_PRECISION = timedelta(minutes=1)
+
+# The app's pool size (PLUMBLINE_DB_POOL_SIZE), so both sides queue alike on contended rows.
+POOL_SIZE = int(os.environ.get("PLUMBLINE_DB_POOL_SIZE", "10"))
 
 _pool: asyncpg.Pool | None = None
 
@@ -132,7 +136,7 @@ async def _lifespan(receive: Any, send: Any) -> None:
         message = await receive()
         if message["type"] == "lifespan.startup":
             _pool = await asyncpg.create_pool(
-                os.environ["BENCH_DSN"], min_size=2, max_size=10, init=_init_connection
+                os.environ["BENCH_DSN"], min_size=2, max_size=POOL_SIZE, init=_init_connection
             )
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
@@ -262,14 +266,14 @@ LIST_SQL = (
     "AND a.entity_id = issues.id AND a.deleted_at IS NULL) "
     "FROM issues WHERE project_id = $1 AND deleted_at IS NULL ORDER BY id DESC LIMIT $2"
 )
-AUDIT_SQL = (
-    "INSERT INTO audit_logs (id, workspace_id, project_id, actor, actor_user_id, actor_key_id, "
-    "action, entity_type, entity_id, changes, request_id, ip, created_at) "
-    "VALUES ($1, $2, $3, 'key', NULL, $4, 'issue.created', 'issue', $5, $6, $7, $8, $9)"
-)
-# The next per-project number and the issue in one statement, as the route does on PostgreSQL.
+# The audit entry, the next per-project number and the issue in one statement, as the route
+# does on PostgreSQL.
 INSERT_SQL = (
-    "WITH counter AS (INSERT INTO project_counters (project_id, kind, value) "
+    "WITH audit_entry AS (INSERT INTO audit_logs (id, workspace_id, project_id, actor, "
+    "actor_user_id, actor_key_id, action, entity_type, entity_id, changes, request_id, ip, "
+    "created_at) VALUES ($15, $3, $2, 'key', NULL, $11, 'issue.created', 'issue', $1, $16, $17, "
+    "$18, $12)), "
+    "counter AS (INSERT INTO project_counters (project_id, kind, value) "
     "VALUES ($2, 'issue', 1) ON CONFLICT (project_id, kind) "
     "DO UPDATE SET value = project_counters.value + 1 RETURNING value) "
     "INSERT INTO issues (id, project_id, workspace_id, number, title, description, status, "
@@ -457,18 +461,6 @@ async def issues_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         }
         changes = {name: [None, value] for name, value in values.items() if value is not None}
         client = scope.get("client")
-        await conn.execute(
-            AUDIT_SQL,
-            _new_id(),
-            key[7],
-            project_id,
-            key[0],
-            issue_id,
-            changes,
-            request_id,
-            client[0] if client else None,
-            now,
-        )
         number = await conn.fetchval(
             INSERT_SQL,
             issue_id,
@@ -485,6 +477,10 @@ async def issues_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             now,
             resolved_at,
             closed_at,
+            _new_id(),
+            changes,
+            request_id,
+            client[0] if client else None,
         )
     body = orjson.dumps(
         {

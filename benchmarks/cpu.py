@@ -97,7 +97,10 @@ async def _run(which: str, seeded: dict[str, str]) -> list[float]:
     from benchmarks import baselines
 
     baselines._pool = await asyncpg.create_pool(
-        os.environ["BENCH_DSN"], min_size=2, max_size=10, init=baselines._init_connection
+        os.environ["BENCH_DSN"],
+        min_size=2,
+        max_size=baselines.POOL_SIZE,
+        init=baselines._init_connection,
     )
     try:
         return await _measure(

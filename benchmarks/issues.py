@@ -57,7 +57,7 @@ def main() -> None:
     print(
         "baseline: one statement for key + live project + workspace (scope, module checks), "
         "then GET: the list query, no transaction; POST: body validation, then in one "
-        "transaction the audit row, then the next number and the issue in one statement "
+        "transaction the audit row, the next number and the issue in one statement "
         "(see benchmarks/baselines.py). "
         "Corrected: the list baseline now also checks the project, scope and module and "
         "passes JSON through as the route does; the create baseline now also runs the access "

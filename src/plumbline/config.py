@@ -24,6 +24,7 @@ class Settings(BaseSettings):
 
     var_dir: Path = Field(default_factory=_var_dir)
     database_url: str = "sqlite+aiosqlite:///./var/plumbline.db"
+    db_pool_size: int = Field(10, ge=1, le=1000)
     public_url: str = "http://127.0.0.1:8000"
     secret_key: SecretStr | None = None
     trusted_origins: str = ""

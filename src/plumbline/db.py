@@ -93,11 +93,18 @@ def _make_engine(url: str) -> AsyncEngine:
 
         _sqlite_immediate_transactions(engine)
         return engine
-    # No pre-ping (a round trip per checkout); stale connections are recycled instead.
-    # Overflow connections are closed as soon as they are returned, so a pool smaller than the
-    # usual concurrency reconnects (TCP, auth, statements prepared anew) on many requests under
-    # load: 10 + 20 made one request in eight open a connection at 32 concurrent requests.
-    return create_async_engine(url, pool_size=20, max_overflow=10, pool_recycle=1800, **JSON_CODEC)
+    # A fixed pool: no pre-ping (a round trip per checkout; stale connections are recycled
+    # instead) and no overflow, whose connections SQLAlchemy closes as soon as they are returned
+    # (one request in eight opened a connection under load). More connections than the worker
+    # can keep busy only lengthen the queue on contended rows: 10 against 32 concurrent creates
+    # in one project serve a third more requests than 30 (benchmarks/README.md).
+    return create_async_engine(
+        url,
+        pool_size=settings.db_pool_size,
+        max_overflow=0,
+        pool_recycle=1800,
+        **JSON_CODEC,
+    )
 
 
 class Database:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from sqlalchemy import Row, Select, Table, insert, or_, select
+from sqlalchemy import Insert, Row, Select, Table, bindparam, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.schemas import AuditFilters
@@ -88,8 +88,25 @@ async def export_batch(
 
 # Values as parameters of a prebuilt Core insert on the session's connection: an ORM entity
 # added and flushed costs several times more, on every write of the application.
-INSERT_ENTRY = insert(cast("Table", AuditLog.__table__))
+AUDIT_TABLE = cast("Table", AuditLog.__table__)
+INSERT_ENTRY = insert(AUDIT_TABLE)
+# The same insert as a data-modifying CTE (PostgreSQL), its parameters prefixed "audit_".
+_ENTRY_CTE = (
+    insert(AUDIT_TABLE)
+    .values({c.key: bindparam(f"audit_{c.key}", type_=c.type) for c in AUDIT_TABLE.c})
+    .cte("audit_entry")
+)
 
 
 async def insert_entry(db: AsyncSession, values: dict[str, Any]) -> None:
     await (await db.connection()).execute(INSERT_ENTRY, values)
+
+
+def with_entry(statement: Insert) -> Insert:
+    """``statement`` also writing an audit entry, in the same round trip (PostgreSQL); run it
+    with ``entry_params``."""
+    return statement.add_cte(_ENTRY_CTE)
+
+
+def entry_params(entry: dict[str, Any]) -> dict[str, Any]:
+    return {f"audit_{key}": value for key, value in entry.items()}

@@ -7,7 +7,7 @@ import io
 from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -63,43 +63,46 @@ def created(values: dict[str, Any]) -> dict[str, list[Any]]:
     return {key: [None, _plain(value)] for key, value in values.items() if value is not None}
 
 
+class EntryFields(TypedDict, total=False):
+    action: Required[str]
+    entity_type: Required[str]
+    entity_id: Required[str | None]
+    principal: Principal | None
+    actor: str | None  # "public" or "system" when there is no principal
+    workspace_id: str | None
+    project_id: str | None
+    changes: dict[str, Any] | None
+
+
 class AuditService:
-    async def record(
-        self,
-        db: AsyncSession,
-        *,
-        action: str,
-        entity_type: str,
-        entity_id: str | None,
-        principal: Principal | None = None,
-        actor: str | None = None,
-        workspace_id: str | None = None,
-        project_id: str | None = None,
-        changes: dict[str, Any] | None = None,
-    ) -> None:
+    async def record(self, db: AsyncSession, **fields: Unpack[EntryFields]) -> None:
         """Append one entry in the request's transaction; ``actor`` is "public" or "system"
         when there is no principal. Written at once (no foreign keys, so the order of the
         request's other writes does not matter)."""
+        await repository.insert_entry(db, self.entry(**fields))
+
+    def entry(self, **fields: Unpack[EntryFields]) -> dict[str, Any]:
+        """The row ``record`` writes, for a repository that writes it together with its own
+        statement (``repository.with_entry``)."""
+        principal = fields.get("principal")
+        actor = fields.get("actor")
         if principal is not None:
             actor = "key" if principal.api_key is not None else "user"
-        await repository.insert_entry(
-            db,
-            {
-                "id": new_id(),
-                "workspace_id": workspace_id,
-                "project_id": project_id,
-                "actor": actor or "system",
-                "actor_user_id": principal.user_id if principal else None,
-                "actor_key_id": principal.key_id if principal else None,
-                "action": action,
-                "entity_type": entity_type,
-                "entity_id": entity_id,
-                "changes": changes or {},
-                "request_id": request_id_var.get(),
-                "ip": client_ip_var.get(),
-                "created_at": clock.now(),
-            },
-        )
+        return {
+            "id": new_id(),
+            "workspace_id": fields.get("workspace_id"),
+            "project_id": fields.get("project_id"),
+            "actor": actor or "system",
+            "actor_user_id": principal.user_id if principal else None,
+            "actor_key_id": principal.key_id if principal else None,
+            "action": fields["action"],
+            "entity_type": fields["entity_type"],
+            "entity_id": fields["entity_id"],
+            "changes": fields.get("changes") or {},
+            "request_id": request_id_var.get(),
+            "ip": client_ip_var.get(),
+            "created_at": clock.now(),
+        }
 
     async def list_entries(
         self, db: AsyncSession, *, project_id: str, filters: AuditFilters, page: PageParams

@@ -28,6 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.audit import repository as audit_repo
 from plumbline.authz.permissions import ProjectRole
 from plumbline.authz.project import ProjectContext
 from plumbline.issue.filters import IssueFilters
@@ -170,8 +171,9 @@ async def get_entity(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Is
 # into a bound expression and runs the ORM's bulk insert machinery: a quarter of a create's time.
 ISSUE_TABLE = type_cast("Table", Issue.__table__)
 INSERT_ISSUE = insert(ISSUE_TABLE)
-# PostgreSQL: the project's next issue number and the issue in one statement (one round trip
-# and one execution fewer); the counter row stays locked until the commit, as with next_number.
+# PostgreSQL: the audit entry, the project's next issue number and the issue in one statement
+# (one round trip and one execution instead of three); the counter row stays locked until the
+# commit, as with next_number.
 _COUNTER = (
     pg_insert(type_cast("Table", ProjectCounter.__table__))
     .values(project_id=bindparam("project_id"), kind=NUMBER_KIND, value=1)
@@ -182,7 +184,7 @@ _COUNTER = (
     .cte("counter")
 )
 _INSERTED = tuple(c for c in ISSUE_TABLE.c if c.key not in ("number", "deleted_at"))
-INSERT_NUMBERED = (
+INSERT_NUMBERED = audit_repo.with_entry(
     insert(ISSUE_TABLE)
     .from_select(
         [*_INSERTED, T.number],
@@ -192,13 +194,15 @@ INSERT_NUMBERED = (
 )
 
 
-async def insert_issue(db: AsyncSession, values: dict[str, Any]) -> int:
+async def insert_issue(db: AsyncSession, values: dict[str, Any], entry: dict[str, Any]) -> int:
     """Inserts the issue (``values`` names every column but ``number`` and ``deleted_at``) under
-    the project's next number, and returns that number. Runs on the session's connection,
-    without an autoflush: flush pending entities first."""
+    the project's next number with its audit ``entry``, and returns that number. Runs on the
+    session's connection, without an autoflush: flush pending entities first."""
     conn = await db.connection()
     if conn.dialect.name == "postgresql":
-        return int((await conn.execute(INSERT_NUMBERED, values)).scalar_one())
+        params = {**values, **audit_repo.entry_params(entry)}
+        return int((await conn.execute(INSERT_NUMBERED, params)).scalar_one())
+    await audit_repo.insert_entry(db, entry)
     number = await next_number(db, values["project_id"], NUMBER_KIND)
     await conn.execute(INSERT_ISSUE, {**values, "number": number})
     return number

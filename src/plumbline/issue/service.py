@@ -218,8 +218,7 @@ class IssueService:
             "resolved_at": now if status == "RESOLVED" else None,
             "closed_at": now if status == "CLOSED" else None,
         }
-        await audit.record(
-            db,
+        entry = audit.entry(
             action="issue.created",
             entity_type="issue",
             entity_id=values["id"],
@@ -229,8 +228,8 @@ class IssueService:
             changes=created({FIELDS[k]: values[k] for k in FIELDS}),
         )
         # The number's counter row stays locked until the commit, so concurrent creates queue
-        # there: write the audit entry first and keep only the insert and the commit behind it.
-        values["number"] = await repo.insert_issue(db, values)
+        # there: the insert is the request's last statement, only the commit comes behind it.
+        values["number"] = await repo.insert_issue(db, values, entry)
         issue = issue_dict(tuple(values.get(key) for key in repo.COLUMN_KEYS), [])
         if assignee is not None:
             await self._notify_assigned(uow, ctx, issue, assignee)
