@@ -180,7 +180,8 @@ class UnitOfWork:
         return callbacks
 
     async def commit(self) -> None:
-        await self.session.commit()
+        if self.session.in_transaction():  # else there is nothing to commit
+            await self.session.commit()
         callbacks, self._after_commit = self._after_commit, []
         for callback in callbacks:
             await callback()
@@ -194,12 +195,17 @@ class UnitOfWork:
         await self.session.rollback()
 
 
-async def get_uow(request: Request) -> UnitOfWork:
-    # A plain function, not a generator: FastAPI wraps generator dependencies in an exit stack.
+def uow_of(request: Request) -> UnitOfWork:
+    """The request's unit of work, opened by the route class."""
     uow: UnitOfWork | None = getattr(request.state, "uow", None)
     if uow is None:
         raise RuntimeError("DB and UoW need a router from plumbline.routing.make_router")
     return uow
+
+
+async def get_uow(request: Request) -> UnitOfWork:
+    # A plain function, not a generator: FastAPI wraps generator dependencies in an exit stack.
+    return uow_of(request)
 
 
 async def get_db(uow: Annotated[UnitOfWork, Depends(get_uow)]) -> AsyncSession:

@@ -90,32 +90,37 @@ class UnitOfWorkRoute(APIRoute):
 
         async def run(request: Request) -> Response:
             sessions = database.read_sessionmaker if reads_only else database.sessionmaker
-            async with sessions() as session:
-                uow = UnitOfWork(session, respond_first=True)
-                request.state.uow = uow
-                try:
-                    response = await handler(request)
-                    for callback in getattr(request.state, "on_response", ()):
-                        callback(response)
-                    if response.status_code < 400:
-                        await uow.commit()
-                        _run_after_sending(response, uow.take_after_response())
-                    else:
-                        await uow.rollback()
-                    return response
-                except (AppError, HTTPException, RequestValidationError):
+            session = sessions()
+            uow = UnitOfWork(session, respond_first=True)
+            request.state.uow = uow
+            try:
+                response = await handler(request)
+                for callback in getattr(request.state, "on_response", ()):
+                    callback(response)
+                if response.status_code < 400:
+                    await uow.commit()
+                    _run_after_sending(response, uow.take_after_response())
+                else:
                     await uow.rollback()
-                    raise
-                except IntegrityError:
-                    await uow.rollback()
-                    log.warning("integrity error", exc_info=True)
-                    return error_response(Conflict("This conflicts with existing data"))
-                except Exception:
-                    await uow.rollback()
-                    log.exception("unhandled error")
-                    return ORJSONResponse(
-                        {"error": "Internal server error", "code": "INTERNAL"}, status_code=500
-                    )
+                return response
+            except (AppError, HTTPException, RequestValidationError):
+                await uow.rollback()
+                raise
+            except IntegrityError:
+                await uow.rollback()
+                log.warning("integrity error", exc_info=True)
+                return error_response(Conflict("This conflicts with existing data"))
+            except Exception:
+                await uow.rollback()
+                log.exception("unhandled error")
+                return ORJSONResponse(
+                    {"error": "Internal server error", "code": "INTERNAL"}, status_code=500
+                )
+            finally:
+                # Committed or rolled back, the session holds no connection any more: closing
+                # it would only detach its objects, which go with it.
+                if session.in_transaction():
+                    await session.close()
 
         return run
 

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import Depends, Request, Security
+from fastapi import Request, Security
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,7 +24,7 @@ from plumbline.auth.principal import Principal
 from plumbline.auth.session import LIVE_SESSION
 from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Role, permissions_for
 from plumbline.authz.plans import Feature, require_feature
-from plumbline.db import UnitOfWork, get_uow
+from plumbline.db import uow_of
 from plumbline.errors import Forbidden, NotFound
 from plumbline.kit import crypto
 from plumbline.models import ApiKey, Membership, Project, ProjectMember, User, Workspace
@@ -216,13 +216,12 @@ def project_access(
     async def dependency(
         request: Request,
         projectId: str,
-        uow: Annotated[UnitOfWork, Depends(get_uow)],
         cookie: Annotated[str | None, Security(session_cookie)] = None,
         key: Annotated[str | None, Security(api_key_header)] = None,
     ) -> ProjectContext:
         # The credential and the access are read in one statement, then checked in the order
         # of user_or_api_key and load_project.
-        db = uow.session  # the unit of work the route itself receives (one dependency less)
+        db = uow_of(request).session  # the route's own unit of work, without a sub-dependency
         if key and not cookie:
             if scope is None:
                 raise Forbidden("API keys cannot be used for this action", code="API_KEY_PROJECT")
