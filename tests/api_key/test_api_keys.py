@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
+from plumbline.config import settings
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import ApiKey
@@ -186,6 +187,17 @@ async def test_key_reads_its_project_and_records_last_use(client, world):
     assert int(response.headers["RateLimit-Reset"]) >= 1
     [key] = (await client.get(keys_url(world.project.id), headers=world.admin.headers)).json()
     assert key["lastUsedAt"] is not None
+
+
+async def test_no_rate_limit_headers_when_limits_are_off(client, world, monkeypatch):
+    monkeypatch.setattr(settings, "rate_limits", False)
+    raw, _ = await create_api_key(world.project, ["project:read"])
+    for _ in range(2):
+        response = await client.get(
+            f"/api/v1/projects/{world.project.id}", headers=key_headers(raw)
+        )
+        assert response.status_code == 200
+        assert not [name for name in response.headers if name.lower().startswith("ratelimit")]
 
 
 async def test_key_without_the_scope_is_refused(client, world):

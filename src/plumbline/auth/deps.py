@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, Request, Security
+from fastapi import Depends, Request
 from fastapi.security import APIKeyCookie, APIKeyHeader
 from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -84,7 +84,7 @@ async def _user(
 async def current_user(
     request: Request,
     db: Annotated[AsyncSession, Depends(get_db)],
-    cookie: Annotated[str | None, Security(session_cookie)] = None,
+    cookie: Annotated[str | None, Depends(session_cookie)] = None,
 ) -> Principal:
     return await _user(request, db, cookie, verified=True)
 
@@ -93,7 +93,7 @@ async def current_user(
 async def current_user_unverified(
     request: Request,
     db: Annotated[AsyncSession, Depends(get_db)],
-    cookie: Annotated[str | None, Security(session_cookie)] = None,
+    cookie: Annotated[str | None, Depends(session_cookie)] = None,
 ) -> Principal:
     return await _user(request, db, cookie, verified=False)
 
@@ -119,7 +119,8 @@ async def key_principal(request: Request, key: ApiKey | None) -> Principal:
         API_KEY_WRITES_PER_MINUTE if write else API_KEY_READS_PER_MINUTE,
         60,
     )
-    on_response(request, lambda r: r.headers.update(verdict.headers()))
+    if verdict.enforced:
+        on_response(request, lambda r: r.headers.update(verdict.headers()))
     if key.last_used_at is None or key.last_used_at < now - LAST_USED_PRECISION:
         key.last_used_at = now
     return Principal(api_key=key)
@@ -129,8 +130,8 @@ async def key_principal(request: Request, key: ApiKey | None) -> Principal:
 async def user_or_api_key(
     request: Request,
     db: Annotated[AsyncSession, Depends(get_db)],
-    cookie: Annotated[str | None, Security(session_cookie)] = None,
-    key: Annotated[str | None, Security(api_key_header)] = None,
+    cookie: Annotated[str | None, Depends(session_cookie)] = None,
+    key: Annotated[str | None, Depends(api_key_header)] = None,
 ) -> Principal:
     """A verified session user, or an API key (the caller checks its project and scope)."""
     if key and not cookie:
@@ -149,7 +150,7 @@ def require_key_project(principal: Principal, project_id: str) -> None:
 
 
 @principal_dependency
-async def cron_caller(secret: Annotated[str | None, Security(cron_header)] = None) -> None:
+async def cron_caller(secret: Annotated[str | None, Depends(cron_header)] = None) -> None:
     """Internal automation: the ``x-service-cron-secret`` header, compared in constant time."""
     if settings.cron_secret is None:
         raise NotConfigured("PLUMBLINE_CRON_SECRET is not set")

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import Request, Security
+from fastapi import Depends, Request
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -216,8 +216,8 @@ def project_access(
     async def dependency(
         request: Request,
         projectId: str,
-        cookie: Annotated[str | None, Security(session_cookie)] = None,
-        key: Annotated[str | None, Security(api_key_header)] = None,
+        cookie: Annotated[str | None, Depends(session_cookie)] = None,
+        key: Annotated[str | None, Depends(api_key_header)] = None,
     ) -> ProjectContext:
         # The credential and the access are read in one statement, then checked in the order
         # of user_or_api_key and load_project.

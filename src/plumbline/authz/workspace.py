@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request, Security
+from fastapi import Depends, Request
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -98,7 +98,7 @@ def workspace_access(permission: Permission | None) -> Callable[..., Awaitable[W
         request: Request,
         workspaceId: str,
         db: Annotated[AsyncSession, Depends(get_db)],
-        cookie: Annotated[str | None, Security(session_cookie)] = None,
+        cookie: Annotated[str | None, Depends(session_cookie)] = None,
     ) -> WorkspaceContext:
         # The session and the membership in one statement (checked in that order).
         principal, row = await user_with(

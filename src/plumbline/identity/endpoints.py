@@ -6,7 +6,7 @@ from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Depends, Query, Request, Response, Security
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from starlette.responses import RedirectResponse
 
@@ -25,7 +25,7 @@ from plumbline.identity.service import SignedIn, identity
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.routing import UnitOfWorkRoute, make_router
 
-SessionCookie = Annotated[str | None, Security(session_cookie)]
+SessionCookie = Annotated[str | None, Depends(session_cookie)]
 
 
 class AuthRoute(UnitOfWorkRoute):

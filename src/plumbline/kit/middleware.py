@@ -112,10 +112,20 @@ class BodyLimitMiddleware:
         if limit is None:
             await self.app(scope, receive, send)
             return
+        length: int | None = None
         for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit() and int(value) > limit:
+            if name == b"content-length" and value.isdigit():
+                length = int(value)
+            elif name == b"transfer-encoding":
+                length = None  # chunked: only counting tells
+                break
+        if length is not None:
+            if length > limit:
                 await _too_large(send)
                 return
+            # The server hands the app exactly Content-Length bytes: nothing left to count.
+            await self.app(scope, receive, send)
+            return
         received = 0
         response_started = False
 

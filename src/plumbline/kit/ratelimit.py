@@ -17,8 +17,11 @@ class Verdict:
     limit: int
     remaining: int
     reset_seconds: int
+    enforced: bool = True  # False when PLUMBLINE_RATE_LIMITS is off: no headers then
 
     def headers(self) -> dict[str, str]:
+        if not self.enforced:
+            return {}
         headers = {
             "RateLimit-Limit": str(self.limit),
             "RateLimit-Remaining": str(self.remaining),
@@ -87,7 +90,7 @@ def set_backend(value: Backend | None) -> None:
 async def hit(key: str, limit: int, window: int) -> Verdict:
     """Count a request against ``limit`` per ``window`` seconds; raise 429 when over."""
     if not settings.rate_limits:
-        return Verdict(True, limit, limit, window)
+        return Verdict(True, limit, limit, window, enforced=False)
     count, reset = await backend().incr(key, window)
     verdict = Verdict(count <= limit, limit, max(limit - count, 0), max(math.ceil(reset), 1))
     if not verdict.allowed:
