@@ -97,7 +97,7 @@ def _make_engine(url: str) -> AsyncEngine:
     # instead) and no overflow, whose connections SQLAlchemy closes as soon as they are returned
     # (one request in eight opened a connection under load). More connections than the worker
     # can keep busy only lengthen the queue on contended rows: 10 against 32 concurrent creates
-    # in one project serve a third more requests than 30 (benchmarks/README.md).
+    # in one project serve a third more requests than 32 (benchmarks/README.md).
     return create_async_engine(
         url,
         pool_size=settings.db_pool_size,
