@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import statistics
 import subprocess
 import sys
 from typing import Any
@@ -23,6 +24,9 @@ from benchmarks.harness import describe, fresh_database, report, serve, wrk
 
 ISSUES = int(os.environ.get("BENCH_ISSUES", "1000"))
 ONLY = os.environ.get("BENCH_ONLY", "")  # "list" or "create" runs just that pair
+# The create's baseline waits on the project's counter row lock (its figure moves with the
+# disk from run to run): several runs and their median say more than one.
+CREATE_RUNS = int(os.environ.get("BENCH_CREATE_RUNS", "3"))
 LIST_TARGET = 0.7
 CREATE_TARGET = 0.5
 CREATE_BODY = '{"title": "Benchmark issue", "priority": "HIGH", "location": "Level 2"}'
@@ -95,24 +99,35 @@ def main() -> None:
                 LIST_TARGET,
             )
         if ONLY in ("", "create"):
-            results = {}
-            made = {}
-            for name, app, factory, prefix in SERVERS:
-                with serve(app, env, factory=factory) as base_url:
-                    url = f"{base_url}{prefix}{path}"
-                    check = httpx.post(url, headers=post_headers, content=CREATE_BODY, timeout=30)
-                    assert check.status_code == 200, check.text[:300]
-                    made[name] = check.json()
-                    results[name] = wrk(url, post_headers, method="POST", body=CREATE_BODY)
-                issues, audited = asyncio.run(_writes(env["BENCH_DSN"]))
-                assert issues == audited, f"{name}: {issues} issues but {audited} audit rows"
-            assert _stable(made["plumbline"]) == _stable(made["baseline"]), made
-            report(
-                "POST /api/v1/projects/{p}/issues",
-                results["plumbline"],
-                results["baseline"],
-                CREATE_TARGET,
-            )
+            ratios = [_create_pair(env, path, post_headers) for _ in range(CREATE_RUNS)]
+            if CREATE_RUNS > 1:
+                median = statistics.median(ratios)
+                verdict = "meets" if median >= CREATE_TARGET else "misses"
+                listed = ", ".join(f"{r:.2f}" for r in ratios)
+                print(f"create ratios: {listed}; median {median:.2f} ({verdict} {CREATE_TARGET})")
+
+
+def _create_pair(env: dict[str, str], path: str, post_headers: dict[str, str]) -> float:
+    """One wrk run of the create against each server; returns the ratio."""
+    results = {}
+    made = {}
+    for name, app, factory, prefix in SERVERS:
+        with serve(app, env, factory=factory) as base_url:
+            url = f"{base_url}{prefix}{path}"
+            check = httpx.post(url, headers=post_headers, content=CREATE_BODY, timeout=30)
+            assert check.status_code == 200, check.text[:300]
+            made[name] = check.json()
+            results[name] = wrk(url, post_headers, method="POST", body=CREATE_BODY)
+        issues, audited = asyncio.run(_writes(env["BENCH_DSN"]))
+        assert issues == audited, f"{name}: {issues} issues but {audited} audit rows"
+    assert _stable(made["plumbline"]) == _stable(made["baseline"]), made
+    report(
+        "POST /api/v1/projects/{p}/issues",
+        results["plumbline"],
+        results["baseline"],
+        CREATE_TARGET,
+    )
+    return results["plumbline"].requests_per_second / results["baseline"].requests_per_second
 
 
 if __name__ == "__main__":
