@@ -76,20 +76,33 @@ def _has_nul(scope: Scope) -> bool:
     return b"%00" in raw or b"\x00" in raw or b"%00" in query or b"\x00" in query
 
 
-async def _refuse_nul(send: Send, request_id: str) -> None:
-    body = orjson.dumps({"error": "Invalid characters in the URL", "code": "BAD_REQUEST"})
+async def _send_error(
+    send: Send, status: int, message: str, code: str, *headers: tuple[bytes, bytes]
+) -> None:
+    """An ``{"error", "code"}`` answer sent before any route ran."""
+    body = orjson.dumps({"error": message, "code": code})
     await send(
         {
             "type": "http.response.start",
-            "status": 400,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                (b"x-request-id", request_id.encode()),
+                *headers,
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+async def _refuse_nul(send: Send, request_id: str) -> None:
+    await _send_error(
+        send,
+        400,
+        "Invalid characters in the URL",
+        "BAD_REQUEST",
+        (b"x-request-id", request_id.encode()),
+    )
 
 
 class BodyTooLarge(HTTPException):
@@ -152,15 +165,4 @@ class BodyLimitMiddleware:
 
 
 async def _too_large(send: Send) -> None:
-    body = orjson.dumps({"error": "Request body too large", "code": "PAYLOAD_TOO_LARGE"})
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await _send_error(send, 413, "Request body too large", "PAYLOAD_TOO_LARGE")
