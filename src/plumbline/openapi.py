@@ -1,9 +1,12 @@
 """The served OpenAPI 3.1.0 description: no 422s, every error response declared."""
 
+from collections.abc import Iterator
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, routing
+from fastapi.dependencies.models import Dependant
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
 
 from plumbline import __version__
 from plumbline.kit.schema import ErrorBody
@@ -34,6 +37,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
         routes=app.routes,
     )
     components = schema.setdefault("components", {})
+    _declare_security(app, schema["paths"], components.setdefault("securitySchemes", {}))
     schemas = components.setdefault("schemas", {})
     schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas.update(schemas["ErrorBody"].pop("$defs", {}))
@@ -51,3 +55,31 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 )
     app.openapi_schema = schema
     return schema
+
+
+def _declare_security(app: FastAPI, paths: dict[str, Any], schemes: dict[str, Any]) -> None:
+    """Each operation's ``security``: the schemes its principal dependency names
+    (``auth.deps.principal_dependency``), which reads the credentials itself."""
+    for context in routing.iter_route_contexts(app.routes):
+        route = context.original_route
+        path_item = paths.get(str(context.path))
+        if not isinstance(route, APIRoute) or path_item is None:
+            continue
+        for scheme in (s for call in _calls(route.dependant) for s in _schemes(call)):
+            schemes[scheme.scheme_name] = scheme.model.model_dump(
+                mode="json", by_alias=True, exclude_none=True
+            )
+            for method in route.methods:
+                security = path_item[method.lower()].setdefault("security", [])
+                if {scheme.scheme_name: []} not in security:
+                    security.append({scheme.scheme_name: []})
+
+
+def _calls(dependant: Dependant) -> Iterator[Any]:
+    for dependency in dependant.dependencies:
+        yield dependency.call
+        yield from _calls(dependency)
+
+
+def _schemes(call: Any) -> tuple[Any, ...]:
+    return getattr(call, "__plumbline_schemes__", ())

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Request
 from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,6 +16,7 @@ from plumbline.auth.deps import (
     principal_dependency,
     require_key_project,
     require_scope,
+    sent,
     session_cookie,
     user_with,
 )
@@ -212,28 +212,23 @@ def project_access(
     the project from the path within what they can see, the module switch, the plan and the
     permission, checked in that order so a 403 never reveals what a 404 hides."""
 
-    @principal_dependency
-    async def dependency(
-        request: Request,
-        projectId: str,
-        cookie: Annotated[str | None, Depends(session_cookie)] = None,
-        key: Annotated[str | None, Depends(api_key_header)] = None,
-    ) -> ProjectContext:
+    @principal_dependency(session_cookie, api_key_header)
+    async def dependency(request: Request, projectId: str) -> ProjectContext:
         # The credential and the access are read in one statement, then checked in the order
         # of user_or_api_key and load_project.
-        db = uow_of(request).session  # the route's own unit of work, without a sub-dependency
-        if key and not cookie:
+        key = sent(request, api_key_header)
+        if key and not sent(request, session_cookie):
             if scope is None:
                 raise Forbidden("API keys cannot be used for this action", code="API_KEY_PROJECT")
             params = {"key_hash": crypto.sha256_hex(key), "project_id": projectId}
-            found = (await db.execute(KEY_PROJECT, params)).first()
+            found = (await uow_of(request).session.execute(KEY_PROJECT, params)).first()
             api_key, project, workspace = found or (None, None, None)
             principal = await key_principal(request, api_key)
             require_key_project(principal, projectId)
             ctx = _key_context(principal, project, workspace)
         else:
             principal, row = await user_with(
-                request, db, cookie, SESSION_ACCESS, {"project_id": projectId}, verified=True
+                request, SESSION_ACCESS, {"project_id": projectId}, verified=True
             )
             _, _, project, workspace, membership, named, project_role = row
             ctx = _member_context(principal, project, workspace, membership, named, project_role)

@@ -14,7 +14,6 @@ from plumbline.auth.deps import principal_dependency, session_cookie, user_with
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import LIVE_SESSION
 from plumbline.authz.permissions import Permission, permissions_for
-from plumbline.db import get_db
 from plumbline.errors import Forbidden, NotFound
 from plumbline.models import Membership, User, Workspace
 
@@ -93,16 +92,11 @@ def workspace_access(permission: Permission | None) -> Callable[..., Awaitable[W
     """A route dependency for ``/workspaces/{workspaceId}/...``: a verified session user who is a
     member (404 otherwise), holding ``permission`` when given (403 otherwise)."""
 
-    @principal_dependency
-    async def dependency(
-        request: Request,
-        workspaceId: str,
-        db: Annotated[AsyncSession, Depends(get_db)],
-        cookie: Annotated[str | None, Depends(session_cookie)] = None,
-    ) -> WorkspaceContext:
+    @principal_dependency(session_cookie)
+    async def dependency(request: Request, workspaceId: str) -> WorkspaceContext:
         # The session and the membership in one statement (checked in that order).
         principal, row = await user_with(
-            request, db, cookie, SESSION_MEMBERSHIP, {"workspace_id": workspaceId}, verified=True
+            request, SESSION_MEMBERSHIP, {"workspace_id": workspaceId}, verified=True
         )
         _, _, workspace, membership = row
         ctx = _member_context(principal, workspace, membership)
