@@ -69,7 +69,7 @@ def _declare_security(app: FastAPI, paths: dict[str, Any], schemes: dict[str, An
             schemes[scheme.scheme_name] = scheme.model.model_dump(
                 mode="json", by_alias=True, exclude_none=True
             )
-            for method in route.methods:
+            for method in route.methods or ():
                 security = path_item[method.lower()].setdefault("security", [])
                 if {scheme.scheme_name: []} not in security:
                     security.append({scheme.scheme_name: []})
