@@ -18,7 +18,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
@@ -88,12 +89,14 @@ async def _measure(app: App, path: str, key: str) -> list[float]:
     return batches
 
 
-async def _run(which: str, seeded: dict[str, str]) -> list[float]:
+@asynccontextmanager
+async def served(which: str, seeded: dict[str, str]) -> AsyncIterator[tuple[App, str]]:
+    """The app (``plumbline`` or ``baseline``) and its create path, ready for ``_post``."""
     if which == "plumbline":
         from plumbline.app import create_app
 
-        app: App = create_app()
-        return await _measure(app, f"/api/v1/projects/{seeded['projectId']}/issues", seeded["key"])
+        yield create_app(), f"/api/v1/projects/{seeded['projectId']}/issues"
+        return
     from benchmarks import baselines
 
     baselines._pool = await asyncpg.create_pool(
@@ -103,11 +106,14 @@ async def _run(which: str, seeded: dict[str, str]) -> list[float]:
         init=baselines._init_connection,
     )
     try:
-        return await _measure(
-            baselines.issues_app, f"/projects/{seeded['projectId']}/issues", seeded["key"]
-        )
+        yield baselines.issues_app, f"/projects/{seeded['projectId']}/issues"
     finally:
         await baselines._pool.close()
+
+
+async def _run(which: str, seeded: dict[str, str]) -> list[float]:
+    async with served(which, seeded) as (app, path):
+        return await _measure(app, path, seeded["key"])
 
 
 def main() -> None:

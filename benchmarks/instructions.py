@@ -1,0 +1,112 @@
+"""Instructions per request of POST /api/v1/projects/{p}/issues, counted under callgrind.
+
+``python -m benchmarks.instructions`` (needs PostgreSQL on 127.0.0.1:5432 and valgrind). Each
+app is driven in process as in ``benchmarks.cpu``, warmed up, then counted for
+BENCH_INSTR_REQUESTS requests with callgrind's instrumentation switched on for just those.
+valgrind counts the instructions the process executes in user space, not seconds: the same code
+gives the same count to within half a percent however busy the machine is, where times move by
+10%. That makes it the tool for deciding whether a change to the request path helps (run it
+before and after). It leaves out the kernel's work (sockets, the event loop's waits), which is a
+larger share of the baseline's time than of the app's, so its ratio is not the throughput ratio.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import subprocess
+import sys
+
+import orjson
+
+from benchmarks.cpu import _post, served
+from benchmarks.harness import fresh_database
+
+REQUESTS = int(os.environ.get("BENCH_INSTR_REQUESTS", "300"))
+WARM_UP = 150
+
+
+async def _count(which: str, seeded: dict[str, str]) -> None:
+    """One side, under callgrind: warm up, then wait for the parent to switch counting on."""
+    async with served(which, seeded) as (app, path):
+        for _ in range(WARM_UP):
+            status = await _post(app, path, seeded["key"])
+            assert status == 200, status
+        gc.collect()
+        gc.freeze()
+        print("ready", flush=True)
+        sys.stdin.readline()
+        for _ in range(REQUESTS):
+            await _post(app, path, seeded["key"])
+        print("done", flush=True)
+        sys.stdin.readline()
+
+
+def _instructions(which: str, env: dict[str, str]) -> int:
+    process = subprocess.Popen(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-m",
+            "benchmarks.instructions",
+            "--one",
+            which,
+        ],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    for switch, expected in (("on", "ready"), ("off", "done")):
+        line = process.stdout.readline().strip()
+        if line != expected:
+            process.kill()
+            raise RuntimeError(f"{which}: expected {expected!r}, got {line!r}")
+        subprocess.run(
+            ["callgrind_control", "-i", switch, str(process.pid)], check=True, capture_output=True
+        )
+        process.stdin.write("\n")
+        process.stdin.flush()
+    _, err = process.communicate(timeout=120)
+    collected = re.search(r"Collected : (\d+)", err)
+    if process.returncode != 0 or collected is None:
+        raise RuntimeError(f"{which} under callgrind failed:\n{err[-2000:]}")
+    return int(collected.group(1))
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--one":
+        import uvloop
+
+        uvloop.run(_count(sys.argv[2], orjson.loads(os.environ["BENCH_SEEDED"])))
+        return
+    print(
+        "Instructions per request, in process under callgrind: POST /api/v1/projects/{p}/issues, "
+        f"{REQUESTS} requests after {WARM_UP} to warm up",
+        flush=True,
+    )
+    with fresh_database("instructions") as env:
+        seeded = subprocess.run(
+            [sys.executable, "-m", "benchmarks.seed", "issues", "10"],
+            env=env,
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+        counts = {
+            which: _instructions(which, {**env, "BENCH_SEEDED": seeded}) / REQUESTS
+            for which in ("plumbline", "baseline")
+        }
+    for which, count in counts.items():
+        print(f"  {which:10} {count / 1000:8,.0f} k instructions")
+    ratio = counts["baseline"] / counts["plumbline"]
+    print(f"  ratio (baseline / plumbline): {ratio:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
