@@ -22,7 +22,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-import asyncpg
 import orjson
 
 from benchmarks.harness import fresh_database
@@ -99,12 +98,7 @@ async def served(which: str, seeded: dict[str, str]) -> AsyncIterator[tuple[App,
         return
     from benchmarks import baselines
 
-    baselines._pool = await asyncpg.create_pool(
-        os.environ["BENCH_DSN"],
-        min_size=2,
-        max_size=baselines.POOL_SIZE,
-        init=baselines._init_connection,
-    )
+    baselines._pool = await baselines.open_pool()
     try:
         yield baselines.issues_app, f"/projects/{seeded['projectId']}/issues"
     finally:
