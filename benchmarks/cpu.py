@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.harness import fresh_database
+from benchmarks.harness import fresh_database, seed
 
 BATCHES = int(os.environ.get("BENCH_CPU_BATCHES", "9"))
 REQUESTS = int(os.environ.get("BENCH_CPU_REQUESTS", "400"))
@@ -123,12 +123,7 @@ def main() -> None:
         flush=True,
     )
     with fresh_database("cpu") as env:
-        seeded = subprocess.run(
-            [sys.executable, "-m", "benchmarks.seed", "issues", "10"],
-            env=env,
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
+        seeded = seed(env, "issues", 10)
         results = {}
         for which in ("plumbline", "baseline"):
             out = subprocess.run(

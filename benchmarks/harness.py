@@ -66,6 +66,16 @@ def fresh_database(name: str) -> Iterator[dict[str, str]]:
         shutil.rmtree(var, ignore_errors=True)
 
 
+def seed(env: dict[str, str], kind: str, count: int) -> str:
+    """``benchmarks.seed`` run against the database of ``env``: its JSON (ids, credentials)."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks.seed", kind, str(count)],
+        env=env,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+
+
 @contextmanager
 def serve(app: str, env: dict[str, str], *, factory: bool) -> Iterator[str]:
     """``uvicorn <app>`` with one worker on a free port; yields its base URL."""

@@ -21,7 +21,7 @@ import sys
 import orjson
 
 from benchmarks.cpu import _post, served
-from benchmarks.harness import fresh_database
+from benchmarks.harness import fresh_database, seed
 
 REQUESTS = int(os.environ.get("BENCH_INSTR_REQUESTS", "300"))
 WARM_UP = 150
@@ -92,12 +92,7 @@ def main() -> None:
         flush=True,
     )
     with fresh_database("instructions") as env:
-        seeded = subprocess.run(
-            [sys.executable, "-m", "benchmarks.seed", "issues", "10"],
-            env=env,
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
+        seeded = seed(env, "issues", 10)
         counts = {
             which: _instructions(which, {**env, "BENCH_SEEDED": seeded}) / REQUESTS
             for which in ("plumbline", "baseline")

@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
 from typing import Any
 
 import asyncpg
 import httpx
 import orjson
 
-from benchmarks.harness import describe, fresh_database, report, serve, wrk
+from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
 
 ISSUES = int(os.environ.get("BENCH_ISSUES", "1000"))
 ONLY = os.environ.get("BENCH_ONLY", "")  # "list" or "create" runs just that pair
@@ -69,14 +67,7 @@ def main() -> None:
         flush=True,
     )
     with fresh_database("issues") as env:
-        seeded = orjson.loads(
-            subprocess.run(
-                [sys.executable, "-m", "benchmarks.seed", "issues", str(ISSUES)],
-                env=env,
-                capture_output=True,
-                check=True,
-            ).stdout
-        )
+        seeded = orjson.loads(seed(env, "issues", ISSUES))
         headers = {"x-api-key": seeded["key"]}
         post_headers = {**headers, "Content-Type": "application/json"}
         path = f"/projects/{seeded['projectId']}/issues"

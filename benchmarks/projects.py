@@ -8,13 +8,11 @@ measuring.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import httpx
 import orjson
 
-from benchmarks.harness import describe, fresh_database, report, serve, wrk
+from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
 
 PROJECTS = int(os.environ.get("BENCH_PROJECTS", "100"))
 TARGET = 0.5
@@ -30,14 +28,7 @@ def main() -> None:
         flush=True,
     )
     with fresh_database("projects") as env:
-        seeded = orjson.loads(
-            subprocess.run(
-                [sys.executable, "-m", "benchmarks.seed", "projects", str(PROJECTS)],
-                env=env,
-                capture_output=True,
-                check=True,
-            ).stdout
-        )
+        seeded = orjson.loads(seed(env, "projects", PROJECTS))
         headers = {"Cookie": f"auth.session_token={seeded['cookie']}"}
         workspace = seeded["workspaceId"]
         with serve("plumbline.app:create_app", env, factory=True) as app_url:

@@ -1,15 +1,14 @@
 """The served OpenAPI 3.1.0 description: no 422s, every error response declared."""
 
-from collections.abc import Iterator
 from typing import Any
 
 from fastapi import FastAPI, routing
-from fastapi.dependencies.models import Dependant
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from plumbline import __version__
 from plumbline.kit.schema import ErrorBody
+from plumbline.routing import dependency_calls
 
 ERROR_DESCRIPTIONS = {
     "400": "Validation or request error",
@@ -65,7 +64,7 @@ def _declare_security(app: FastAPI, paths: dict[str, Any], schemes: dict[str, An
         path_item = paths.get(str(context.path))
         if not isinstance(route, APIRoute) or path_item is None:
             continue
-        for scheme in (s for call in _calls(route.dependant) for s in _schemes(call)):
+        for scheme in (s for call in dependency_calls(route.dependant) for s in _schemes(call)):
             schemes[scheme.scheme_name] = scheme.model.model_dump(
                 mode="json", by_alias=True, exclude_none=True
             )
@@ -73,12 +72,6 @@ def _declare_security(app: FastAPI, paths: dict[str, Any], schemes: dict[str, An
                 security = path_item[method.lower()].setdefault("security", [])
                 if {scheme.scheme_name: []} not in security:
                     security.append({scheme.scheme_name: []})
-
-
-def _calls(dependant: Dependant) -> Iterator[Any]:
-    for dependency in dependant.dependencies:
-        yield dependency.call
-        yield from _calls(dependency)
 
 
 def _schemes(call: Any) -> tuple[Any, ...]:

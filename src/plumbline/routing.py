@@ -6,11 +6,12 @@ import functools
 import inspect
 import logging
 import re
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar, get_origin
 
 from fastapi import APIRouter, Request, Response, params
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import IntegrityError
@@ -171,6 +172,14 @@ def _unit_of_work_part(annotation: Any) -> Callable[..., Any] | None:
         if isinstance(meta, params.Depends) and meta.dependency in (get_uow, get_db):
             return meta.dependency
     return None
+
+
+def dependency_calls(dependant: Dependant) -> Iterator[Any]:
+    """Every dependency a route (or dependency) solves, at any depth, parents first."""
+    for dependency in dependant.dependencies:
+        if dependency.call is not None:
+            yield dependency.call
+        yield from dependency_calls(dependency)
 
 
 def _run_after_sending(response: Response, callbacks: list[AfterCommit]) -> None:

@@ -1,14 +1,12 @@
 """Every route names who may call it: a principal dependency, or Public on a listed public route."""
 
 import re
-from collections.abc import Iterator
-from typing import Any
 
 from fastapi import routing
-from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
 from plumbline.auth.deps import public_caller
+from plumbline.routing import dependency_calls
 
 # Routes whose credential is an opaque token in the path, a signature, or nothing at all.
 PUBLIC = [
@@ -22,13 +20,6 @@ PUBLIC = [
     r"/api/auth/.*",
     r"/api/payments/webhook",
 ]
-
-
-def _calls(dependant: Dependant) -> Iterator[Any]:
-    for dep in dependant.dependencies:
-        if dep.call is not None:
-            yield dep.call
-        yield from _calls(dep)
 
 
 class _Route:
@@ -49,13 +40,17 @@ def test_every_route_declares_a_principal(app) -> None:  # type: ignore[no-untyp
     missing = [
         f"{sorted(r.methods)} {r.path}"
         for r in _api_routes(app)
-        if not any(getattr(c, "__plumbline_principal__", False) for c in _calls(r.dependant))
+        if not any(
+            getattr(c, "__plumbline_principal__", False) for c in dependency_calls(r.dependant)
+        )
     ]
     assert missing == []
 
 
 def test_only_listed_routes_are_public(app) -> None:  # type: ignore[no-untyped-def]
-    public = [r.path for r in _api_routes(app) if public_caller in set(_calls(r.dependant))]
+    public = [
+        r.path for r in _api_routes(app) if public_caller in set(dependency_calls(r.dependant))
+    ]
     unlisted = [p for p in public if not any(re.fullmatch(pattern, p) for pattern in PUBLIC)]
     assert unlisted == []
     assert "/api/v1/health" in public
