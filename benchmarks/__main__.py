@@ -2,7 +2,15 @@
 
 import importlib
 
-for name in ("projects", "issues", "cpu", "instructions", "files_transfer", "sse_fanout"):
+for name in (
+    "projects",
+    "issues",
+    "floor",
+    "cpu",
+    "instructions",
+    "files_transfer",
+    "sse_fanout",
+):
     try:
         module = importlib.import_module(f"benchmarks.{name}")
     except ModuleNotFoundError as exc:

@@ -35,6 +35,8 @@ import base64
 import hashlib
 import hmac
 import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -348,7 +350,7 @@ def _issue(r: Any, photos: Any) -> dict[str, Any]:
     }
 
 
-def _validated(raw: bytes) -> dict[str, Any] | str:
+def _first_invalid(raw: bytes) -> dict[str, Any] | str:
     """The create body's fields, or the name of the first invalid one."""
     try:
         payload = orjson.loads(raw)
@@ -389,34 +391,165 @@ def _validated(raw: bytes) -> dict[str, Any] | str:
     }
 
 
-async def _key_access(
-    conn: asyncpg.Connection, send: Any, raw_key: str, project_id: str, scope: str, now: datetime
-) -> asyncpg.Record | None:
-    """The key row when it may act on the project with ``scope``; otherwise answers and None."""
+class Refused(Exception):
+    """An error answer, ``{"error", "code"}`` with ``status``."""
+
+    def __init__(self, status: int, message: str, code: str) -> None:
+        super().__init__(message)
+        self.status, self.message, self.code = status, message, code
+
+
+def _validated(raw: bytes) -> dict[str, Any]:
+    """The create body's fields; Refused (400) names the first invalid one."""
+    invalid = _first_invalid(raw)
+    if isinstance(invalid, str):
+        raise Refused(400, f"Invalid {invalid}", "VALIDATION_FAILED")
+    return invalid
+
+
+async def _key_access(conn: Any, raw_key: str, project_id: str, scope: str, now: datetime) -> Any:
+    """The key row when it may act on the project with ``scope``; Refused otherwise. ``conn``
+    is an asyncpg connection, or anything with its ``fetchrow``/``fetchval``/``execute``
+    (``benchmarks.floor`` runs this work through SQLAlchemy too)."""
     row = await conn.fetchrow(
         KEY_PROJECT_SQL, hashlib.sha256(raw_key.encode()).hexdigest(), project_id
     )
     if row is None or row[3] is not None or (row[4] is not None and row[4] <= now):
-        await _error(send, 401, "Invalid or revoked API key", "UNAUTHORIZED")
-        return None
+        raise Refused(401, "Invalid or revoked API key", "UNAUTHORIZED")
     if row[1] != project_id:
-        await _error(send, 403, "This API key belongs to another project", "API_KEY_PROJECT")
-        return None
+        raise Refused(403, "This API key belongs to another project", "API_KEY_PROJECT")
     if row[6] is None or row[9] is None:
-        await _error(send, 404, "Project not found", "NOT_FOUND")
-        return None
+        raise Refused(404, "Project not found", "NOT_FOUND")
     if scope not in row[2]:
-        await _error(send, 403, f"API key missing scope: {scope}", "API_KEY_SCOPE")
-        return None
+        raise Refused(403, f"API key missing scope: {scope}", "API_KEY_SCOPE")
     if not row[8].get("issues", True):
-        await _error(send, 403, "Issues is disabled for this project", "MODULE_DISABLED")
-        return None
+        raise Refused(403, "Issues is disabled for this project", "MODULE_DISABLED")
     return row
 
 
-async def _touch(conn: asyncpg.Connection, key: asyncpg.Record, now: datetime) -> None:
+async def _touch(conn: Any, key: Any, now: datetime) -> None:
     if key[5] is None or key[5] < now - LAST_USED_PRECISION:
         await conn.execute(TOUCH_SQL, key[0], now)
+
+
+async def create_issue(
+    conn: Any,
+    raw_key: str,
+    project_id: str,
+    fields: Callable[[], dict[str, Any]],
+    request_id: str,
+    client_ip: str | None,
+) -> dict[str, Any]:
+    """The create's work inside its transaction: the access checks, then ``fields()`` (the
+    validated body, Refused when invalid), the key's touch, the audit row, the number and the
+    issue in one statement. Returns the response body."""
+    now = datetime.now(UTC)
+    key = await _key_access(conn, raw_key, project_id, "issues:write", now)
+    valid = fields()
+    await _touch(conn, key, now)
+    issue_id = _new_id()
+    status = valid["status"]
+    at = _iso(now)
+    resolved_at = now if status == "RESOLVED" else None
+    closed_at = now if status == "CLOSED" else None
+    values = {
+        "title": valid["title"],
+        "description": valid["description"],
+        "status": status,
+        "priority": valid["priority"],
+        "issueKind": valid["issueKind"],
+        "location": valid["location"],
+        "workOrderType": valid["workOrderType"],
+        "checklist": [],
+        "statusChangedAt": at,
+        "resolvedAt": _iso(resolved_at),
+        "closedAt": _iso(closed_at),
+    }
+    changes = {name: [None, value] for name, value in values.items() if value is not None}
+    number = await conn.fetchval(
+        INSERT_SQL,
+        issue_id,
+        project_id,
+        key[7],
+        valid["title"],
+        valid["description"],
+        status,
+        valid["priority"],
+        valid["issueKind"],
+        valid["location"],
+        valid["workOrderType"],
+        key[0],
+        now,
+        resolved_at,
+        closed_at,
+        _new_id(),
+        changes,
+        request_id,
+        client_ip,
+    )
+    return {
+        "id": issue_id,
+        "projectId": project_id,
+        "number": number,
+        "title": values["title"],
+        "description": values["description"],
+        "status": status,
+        "priority": values["priority"],
+        "issueKind": values["issueKind"],
+        "assigneeId": None,
+        "dueDate": None,
+        "location": values["location"],
+        "fileId": None,
+        "fileVersionId": None,
+        "pageNumber": None,
+        "pin": None,
+        "assetId": None,
+        "workOrderType": values["workOrderType"],
+        "maintenanceScheduleId": None,
+        "checklist": [],
+        "referencePhotos": [],
+        "createdBy": None,
+        "createdAt": at,
+        "updatedAt": at,
+        "statusChangedAt": at,
+        "resolvedAt": values["resolvedAt"],
+        "closedAt": values["closedAt"],
+    }
+
+
+Transaction = Callable[[], AbstractAsyncContextManager[Any]]
+
+
+@asynccontextmanager
+async def _transaction() -> AsyncIterator[asyncpg.Connection]:
+    assert _pool is not None
+    async with _pool.acquire() as conn, conn.transaction():
+        yield conn
+
+
+async def answer_create(
+    scope: dict[str, Any], receive: Any, send: Any, project_id: str, transaction: Transaction
+) -> None:
+    """POST /projects/{p}/issues as a bare ASGI answer, its work in ``transaction()``."""
+    raw = await _body(receive)
+    if raw is None:
+        return
+    request_id = _new_id()
+    client = scope.get("client")
+    try:
+        async with transaction() as conn:
+            issue = await create_issue(
+                conn,
+                _header(scope, b"x-api-key") or "",
+                project_id,
+                lambda: _validated(raw),
+                request_id,
+                client[0] if client else None,
+            )
+    except Refused as refused:
+        await _error(send, refused.status, refused.message, refused.code)
+        return
+    await _send(send, 200, orjson.dumps(issue), [(b"x-request-id", request_id.encode())])
 
 
 async def issues_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -430,103 +563,22 @@ async def issues_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         return
     assert _pool is not None
     project_id = parts[1]
+    if scope["method"] != "GET":
+        await answer_create(scope, receive, send, project_id, _transaction)
+        return
     raw_key = _header(scope, b"x-api-key") or ""
     request_id = _new_id()
     now = datetime.now(UTC)
-    if scope["method"] == "GET":
-        async with _pool.acquire() as conn:
-            key = await _key_access(conn, send, raw_key, project_id, "issues:read", now)
-            if key is None:
-                return
-            rows = await conn.fetch(LIST_SQL, project_id, LIMIT + 1)
-            await _touch(conn, key, now)
-        # No reference photos are seeded; their presigned URLs are not reproduced here.
-        assert not any(r[25] for r in rows)
-        # 1,000 rows at most: the benchmark's list fits one page.
-        body = orjson.dumps([_issue(r, ()) for r in rows[:LIMIT]])
-        await _send(send, 200, body, [(b"x-request-id", request_id.encode())])
-        return
-    raw = await _body(receive)
-    if raw is None:
-        return
-    async with _pool.acquire() as conn, conn.transaction():
-        key = await _key_access(conn, send, raw_key, project_id, "issues:write", now)
-        if key is None:
+    async with _pool.acquire() as conn:
+        try:
+            key = await _key_access(conn, raw_key, project_id, "issues:read", now)
+        except Refused as refused:
+            await _error(send, refused.status, refused.message, refused.code)
             return
-        fields = _validated(raw)
-        if isinstance(fields, str):
-            await _error(send, 400, f"Invalid {fields}", "VALIDATION_FAILED")
-            return
+        rows = await conn.fetch(LIST_SQL, project_id, LIMIT + 1)
         await _touch(conn, key, now)
-        issue_id = _new_id()
-        status = fields["status"]
-        at = _iso(now)
-        resolved_at = now if status == "RESOLVED" else None
-        closed_at = now if status == "CLOSED" else None
-        values = {
-            "title": fields["title"],
-            "description": fields["description"],
-            "status": status,
-            "priority": fields["priority"],
-            "issueKind": fields["issueKind"],
-            "location": fields["location"],
-            "workOrderType": fields["workOrderType"],
-            "checklist": [],
-            "statusChangedAt": at,
-            "resolvedAt": _iso(resolved_at),
-            "closedAt": _iso(closed_at),
-        }
-        changes = {name: [None, value] for name, value in values.items() if value is not None}
-        client = scope.get("client")
-        number = await conn.fetchval(
-            INSERT_SQL,
-            issue_id,
-            project_id,
-            key[7],
-            fields["title"],
-            fields["description"],
-            status,
-            fields["priority"],
-            fields["issueKind"],
-            fields["location"],
-            fields["workOrderType"],
-            key[0],
-            now,
-            resolved_at,
-            closed_at,
-            _new_id(),
-            changes,
-            request_id,
-            client[0] if client else None,
-        )
-    body = orjson.dumps(
-        {
-            "id": issue_id,
-            "projectId": project_id,
-            "number": number,
-            "title": values["title"],
-            "description": values["description"],
-            "status": status,
-            "priority": values["priority"],
-            "issueKind": values["issueKind"],
-            "assigneeId": None,
-            "dueDate": None,
-            "location": values["location"],
-            "fileId": None,
-            "fileVersionId": None,
-            "pageNumber": None,
-            "pin": None,
-            "assetId": None,
-            "workOrderType": values["workOrderType"],
-            "maintenanceScheduleId": None,
-            "checklist": [],
-            "referencePhotos": [],
-            "createdBy": None,
-            "createdAt": at,
-            "updatedAt": at,
-            "statusChangedAt": at,
-            "resolvedAt": values["resolvedAt"],
-            "closedAt": values["closedAt"],
-        }
-    )
+    # No reference photos are seeded; their presigned URLs are not reproduced here.
+    assert not any(r[25] for r in rows)
+    # 1,000 rows at most: the benchmark's list fits one page.
+    body = orjson.dumps([_issue(r, ()) for r in rows[:LIMIT]])
     await _send(send, 200, body, [(b"x-request-id", request_id.encode())])

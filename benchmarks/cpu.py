@@ -90,19 +90,25 @@ async def _measure(app: App, path: str, key: str) -> list[float]:
 
 @asynccontextmanager
 async def served(which: str, seeded: dict[str, str]) -> AsyncIterator[tuple[App, str]]:
-    """The app (``plumbline`` or ``baseline``) and its create path, ready for ``_post``."""
+    """The app (``plumbline``, ``baseline`` or one of ``benchmarks.floor``'s) and its create
+    path, ready for ``_post``; the connections the request needs are opened here since no
+    lifespan runs in process."""
     if which == "plumbline":
         from plumbline.app import create_app
 
         yield create_app(), f"/api/v1/projects/{seeded['projectId']}/issues"
         return
-    from benchmarks import baselines
+    from benchmarks import baselines, floor
 
-    baselines._pool = await baselines.open_pool()
-    try:
-        yield baselines.issues_app, f"/projects/{seeded['projectId']}/issues"
-    finally:
-        await baselines._pool.close()
+    apps: dict[str, tuple[App, Any]] = {
+        "baseline": (baselines.issues_app, floor.pool_open),
+        "fastapi+asyncpg": (floor.fastapi_asyncpg, floor.pool_open),
+        "asgi+sqlalchemy": (floor.asgi_sqlalchemy, floor.engine_open),
+        "fastapi+sqlalchemy": (floor.fastapi_sqlalchemy, floor.engine_open),
+    }
+    app, opened = apps[which]
+    async with opened():
+        yield app, f"/projects/{seeded['projectId']}/issues"
 
 
 async def _run(which: str, seeded: dict[str, str]) -> list[float]:

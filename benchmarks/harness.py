@@ -156,21 +156,23 @@ def wrk(
     )
 
 
-def report(title: str, app: Result, baseline: Result, target: float | None = None) -> str:
+def report(
+    title: str, app: Result, baseline: Result, target: float | None = None, name: str = "plumbline"
+) -> str:
     ratio = app.requests_per_second / baseline.requests_per_second
     verdict = (
         "" if target is None else (" (meets" if ratio >= target else " (misses") + f" {target})"
     )
     rows = "".join(
-        f"  {name:10} {r.requests_per_second:>10.1f} {r.p50_ms:>9.2f} {r.p99_ms:>9.2f}"
+        f"  {label:18} {r.requests_per_second:>10.1f} {r.p50_ms:>9.2f} {r.p99_ms:>9.2f}"
         f" {r.errors:>8} {r.timeouts:>9}\n"
-        for name, r in (("plumbline", app), ("baseline", baseline))
+        for label, r in ((name, app), ("baseline", baseline))
     )
     text = (
         f"\n{title}\n"
-        f"  {'':10} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9} {'non-2xx':>8} {'timeouts':>9}\n"
+        f"  {'':18} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9} {'non-2xx':>8} {'timeouts':>9}\n"
         f"{rows}"
-        f"  ratio (plumbline / baseline req/s): {ratio:.2f}{verdict}\n"
+        f"  ratio ({name} / baseline req/s): {ratio:.2f}{verdict}\n"
     )
     print(text, flush=True)
     return text

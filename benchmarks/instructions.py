@@ -24,6 +24,11 @@ from benchmarks.cpu import _post, served
 from benchmarks.harness import fresh_database, seed
 
 REQUESTS = int(os.environ.get("BENCH_INSTR_REQUESTS", "300"))
+# plumbline, the baseline, and the floors of benchmarks.floor (the same work on FastAPI and/or
+# SQLAlchemy Core alone)
+APPS = os.environ.get(
+    "BENCH_INSTR_APPS", "plumbline,baseline,fastapi+asyncpg,asgi+sqlalchemy,fastapi+sqlalchemy"
+).split(",")
 WARM_UP = 150
 
 
@@ -95,12 +100,15 @@ def main() -> None:
         seeded = seed(env, "issues", 10)
         counts = {
             which: _instructions(which, {**env, "BENCH_SEEDED": seeded}) / REQUESTS
-            for which in ("plumbline", "baseline")
+            for which in APPS
         }
     for which, count in counts.items():
-        print(f"  {which:10} {count / 1000:8,.0f} k instructions")
-    ratio = counts["baseline"] / counts["plumbline"]
-    print(f"  ratio (baseline / plumbline): {ratio:.2f}", flush=True)
+        ratio = (
+            f"  ratio (baseline / it) {counts['baseline'] / count:.2f}"
+            if "baseline" in counts
+            else ""
+        )
+        print(f"  {which:18} {count / 1000:8,.0f} k instructions{ratio}", flush=True)
 
 
 if __name__ == "__main__":

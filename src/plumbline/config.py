@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 2 * 1024**3
     log_level: str = "INFO"
     rate_limits: bool = True
+    telemetry: bool = False
 
     @model_validator(mode="after")
     def _refuse_dev_secret_on_https(self) -> Settings:
