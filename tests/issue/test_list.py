@@ -14,7 +14,7 @@ from sqlalchemy import insert
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import Issue
+from plumbline.models import Issue, IssueComment
 from tests.factories import QueryCounter, World, create_api_key, key_headers
 from tests.issue.helpers import create_issue, issues_url
 
@@ -154,19 +154,47 @@ async def test_fixed_number_of_queries(client: httpx.AsyncClient, world: World) 
     assert sum("FROM issues" in s for s in many.statements) == 1
 
 
+async def _seed_comments(world: World, issue_id: str, count: int, key_id: str) -> None:
+    """``count`` comments straight into the table, by two users and an API key in turn."""
+    authors = [(world.member.id, None), (world.manager.id, None), (None, key_id)]
+    now = clock.now()
+    rows = [
+        {
+            "id": new_id(),
+            "issue_id": issue_id,
+            "project_id": world.project.id,
+            "workspace_id": world.workspace.id,
+            "body": f"Comment {i}",
+            "author_id": authors[i % 3][0],
+            "author_key_id": authors[i % 3][1],
+            "created_at": now,
+        }
+        for i in range(count)
+    ]
+    async with database.sessionmaker() as db:
+        await db.execute(insert(IssueComment), rows)
+        await db.commit()
+
+
 async def test_fixed_number_of_queries_for_comments(
     client: httpx.AsyncClient, world: World
 ) -> None:
     issue = await create_issue(client, world.project.id, world.member.headers)
+    _, key = await create_api_key(world.project, ["issues:write"])
     url = f"{issues_url(world.project.id)}/{issue['id']}/comments"
-    await client.post(url, json={"body": "first"}, headers=world.member.headers)
+    params = {"limit": 1000}
+    await _seed_comments(world, issue["id"], 1, key.id)
     with QueryCounter() as one:
-        assert len((await client.get(url, headers=world.member.headers)).json()) == 1
-    for i in range(20):
-        await client.post(url, json={"body": f"c{i}"}, headers=world.manager.headers)
+        response = await client.get(url, params=params, headers=world.member.headers)
+    assert response.status_code == 200 and len(response.json()) == 1
+    await _seed_comments(world, issue["id"], 499, key.id)
     with QueryCounter() as many:
-        assert len((await client.get(url, headers=world.member.headers)).json()) == 21
-    assert one.count == many.count
+        response = await client.get(url, params=params, headers=world.member.headers)
+    assert response.status_code == 200 and "link" not in response.headers
+    rows = response.json()
+    assert len(rows) == 500
+    assert {r["authorName"] for r in rows} == {"Mel Member", "Max Manager", "API key"}
+    assert one.count == many.count, (one.count, many.count)
 
 
 def _parse(response: httpx.Response) -> list[dict[str, str]]:
