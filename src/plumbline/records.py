@@ -15,6 +15,9 @@ from plumbline.authz.project import ProjectContext, project_access
 from plumbline.errors import Forbidden
 from plumbline.kit import clock
 
+# Reference photos of issues and punch items: images only.
+PHOTO_TYPES = frozenset({"image/jpeg", "image/png", "image/webp", "image/heic"})
+
 
 class Record(Protocol):
     """What the shared rules read and write on a record row."""

@@ -175,7 +175,9 @@ async def test_delete_is_soft_and_members_delete_only_their_own(client, world):
 
 
 async def test_list_filters_and_pagination(client, world):
-    await create(client, world, {"title": "Monday", "reportDate": "2026-06-01"})
+    clock.set_now(datetime(2026, 6, 1, 18, tzinfo=UTC))
+    monday = await create(client, world, {"title": "Monday", "reportDate": "2026-06-01"})
+    clock.set_now(datetime(2026, 6, 5, 18, tzinfo=UTC))
     await create(
         client,
         world,
@@ -203,9 +205,22 @@ async def test_list_filters_and_pagination(client, world):
     assert await titles(**{"from": "2026-06-02", "to": "2026-06-04"}) == ["Tuesday"]
     assert await titles(q="crane 50%") == ["Tuesday"]
     assert await titles(q="week") == ["Week 23"]
+    assert await titles(updatedSince="2026-06-05T00:00:00Z") == ["Tuesday", "Week 23"]
+    clock.set_now(datetime(2026, 6, 8, 9, tzinfo=UTC))
+    edited = await client.patch(
+        f"{url(world.project)}/{monday['id']}", json={"notes": "Late"}, headers=world.member.headers
+    )
+    assert edited.status_code == 200, edited.text
+    assert await titles(updatedSince="2026-06-08T09:00:00Z") == ["Monday"]
     page = await client.get(url(world.project), params={"limit": 2}, headers=world.member.headers)
     assert len(page.json()) == 2 and 'rel="next"' in page.headers["link"]
-    for bad in ({"status": "X"}, {"reportKind": "X"}, {"from": "June"}, {"limit": 1001}):
+    for bad in (
+        {"status": "X"},
+        {"reportKind": "X"},
+        {"from": "June"},
+        {"updatedSince": "yesterday"},
+        {"limit": 1001},
+    ):
         response = await client.get(url(world.project), params=bad, headers=world.member.headers)
         assert response.status_code == 400
 
@@ -292,9 +307,9 @@ async def test_externals(client, world):
     hidden = await client.get(url(world.project), headers=customer.headers)
     assert hidden.status_code == 403
     assert hidden.json()["error"] == "Field reports are not shared with clients on this project"
-    assert (
+    assert (  # a report they cannot see, like any other
         await client.get(url(world.project, f"/{report['id']}"), headers=customer.headers)
-    ).status_code == 403
+    ).status_code == 404
     await set_client_visibility(world.project, showFieldReports=True)
     shown = await client.get(url(world.project), headers=customer.headers)
     assert [r["id"] for r in shown.json()] == [report["id"]]

@@ -45,6 +45,17 @@ async def test_contractor_sees_and_updates_only_their_issues(
         f"{url}/{assigned['id']}", json={"status": "RESOLVED"}, headers=contractor.headers
     )
     assert patched.status_code == 200 and patched.json()["status"] == "RESOLVED"
+    for assignee_id in (world.manager.id, None):  # neither handed on nor dropped
+        reassigned = await client.patch(
+            f"{url}/{assigned['id']}", json={"assigneeId": assignee_id}, headers=contractor.headers
+        )
+        assert reassigned.status_code == 403 and reassigned.json()["code"] == "FORBIDDEN"
+    kept = await client.patch(  # naming the current assignee again changes nothing
+        f"{url}/{assigned['id']}",
+        json={"assigneeId": contractor.id, "location": "Level 3"},
+        headers=contractor.headers,
+    )
+    assert kept.status_code == 200 and kept.json()["assigneeId"] == contractor.id
     refused = await client.patch(
         f"{url}/{hidden['id']}", json={"status": "RESOLVED"}, headers=contractor.headers
     )

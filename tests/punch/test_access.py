@@ -85,7 +85,13 @@ async def test_contractor_on_another_project_sees_nothing(client, world):
 
 async def test_client_reads_only_when_the_project_shares_punch(client, world):
     customer = await external(world, "CLIENT")
-    await client.post(url(world.project), json={"title": "Visible"}, headers=world.member.headers)
+    made = await client.post(
+        url(world.project), json={"title": "Visible"}, headers=world.member.headers
+    )
+    hidden_item = await client.get(
+        url(world.project, f"/{made.json()['id']}"), headers=customer.headers
+    )
+    assert hidden_item.status_code == 404  # like any item the caller cannot see
     refused = await client.get(url(world.project), headers=customer.headers)
     assert refused.status_code == 403
     assert refused.json()["error"] == "Punch items are not shared with clients on this project"

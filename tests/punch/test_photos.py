@@ -11,7 +11,9 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 async def presign(client, project, item_id, headers, **overrides):
     body = {"fileName": "crack.png", "contentType": "image/png", "sizeBytes": len(PNG)}
     body.update(overrides)
-    return await client.post(url(project, f"/{item_id}/photos/presign"), json=body, headers=headers)
+    return await client.post(
+        url(project, f"/{item_id}/reference-photos/presign"), json=body, headers=headers
+    )
 
 
 async def add_photo(client: httpx.AsyncClient, project, item_id, headers) -> dict:
@@ -21,7 +23,7 @@ async def add_photo(client: httpx.AsyncClient, project, item_id, headers) -> dic
     put = await client.request(t["method"], t["uploadUrl"], content=PNG, headers=t["headers"])
     assert put.status_code == 200, put.text
     done = await client.post(
-        url(project, f"/{item_id}/photos/complete"),
+        url(project, f"/{item_id}/reference-photos/complete"),
         json={"uploadId": t["uploadId"], "sha256": hashlib.sha256(PNG).hexdigest()},
         headers=headers,
     )
@@ -54,6 +56,15 @@ async def test_presign_put_complete_shows_the_photo(client, world):
     listed = (await client.get(url(world.project), headers=world.member.headers)).json()
     assert [p["id"] for p in listed[0]["referencePhotos"]] == [photo["id"]]
 
+    photo_url = url(world.project, f"/{item['id']}/reference-photos/{photo['id']}")
+    removed = await client.delete(photo_url, headers=world.member.headers)
+    assert removed.status_code == 200 and removed.json() == {"ok": True}
+    fetched = (
+        await client.get(url(world.project, f"/{item['id']}"), headers=world.member.headers)
+    ).json()
+    assert fetched["referencePhotos"] == [] and fetched["updatedAt"] > done["updatedAt"]
+    assert (await client.delete(photo_url, headers=world.member.headers)).status_code == 404
+
 
 async def test_ninth_photo_is_refused(client, world):
     item = await new_item(client, world)
@@ -80,6 +91,10 @@ async def test_only_images_up_to_15_mb(client, world):
     )
     assert pdf.status_code == 415
     assert pdf.json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
+    heif = await presign(  # images of the issues' four kinds only
+        client, world.project, item["id"], world.member.headers, contentType="image/heif"
+    )
+    assert heif.status_code == 415
     for name, content_type in (
         ("a.jpg", "image/jpeg"),
         ("a.webp", "image/webp"),
@@ -115,7 +130,7 @@ async def test_photo_routes_follow_item_visibility(client, world):
     response = await presign(client, world.project, theirs["id"], other.owner.headers)
     assert response.status_code == 404
     response = await client.post(
-        url(world.project, f"/{theirs['id']}/photos/complete"),
+        url(world.project, f"/{theirs['id']}/reference-photos/complete"),
         json={"uploadId": "nope"},
         headers=world.member.headers,
     )

@@ -125,5 +125,6 @@ async def test_message_refusals(client: httpx.AsyncClient, world: World) -> None
     writer, _ = await create_api_key(world.project, ["rfi:write"])
     posted = await client.post(url, json={"body": "From the key"}, headers=key_headers(writer))
     assert posted.status_code == 200 and posted.json()["createdBy"] is None
+    assert posted.json()["authorName"] == "API key"  # as issue comments name a key
     listed = await client.get(url, headers=world.member.headers)
-    assert len(listed.json()) == 1
+    assert len(listed.json()) == 1 and listed.json()[0]["authorName"] == "API key"

@@ -107,16 +107,8 @@ async def test_full_workflow_ball_in_court_and_notifications(
     refused = await patch_rfi(client, rfi, responder, status="CLOSED")
     assert refused.status_code == 403
 
-    # Needs more information: back to the responders, the answer no longer stands.
-    more = await patch_rfi(client, rfi, manager, status="IN_REVIEW")
-    assert more.status_code == 200, more.text
-    assert more.json()["ballInCourt"] == [responder.id, contractor.id]
-    assert more.json()["officialResponse"] is None and more.json()["answeredAt"] is None
-    assert (await notifications_of(client, responder))[-1] == ("RFI_REVIEW", href)
-
-    # An internal responder answers this time.
-    again = await patch_rfi(client, rfi, responder, status="ANSWERED", answerMessageId=answer["id"])
-    assert again.status_code == 200 and again.json()["answeredBy"] == responder.id
+    # No way back to review from an answer (PRODUCT §5's chain): the manager closes it.
+    _refused(await patch_rfi(client, rfi, manager, status="IN_REVIEW"), "ANSWERED", "IN_REVIEW")
 
     closed = await patch_rfi(client, rfi, manager, status="CLOSED")
     assert closed.status_code == 200, closed.text
@@ -141,18 +133,22 @@ async def test_full_workflow_ball_in_court_and_notifications(
     assert reopened.status_code == 200, reopened.text
     assert reopened.json()["status"] == "IN_REVIEW" and reopened.json()["closedAt"] is None
     assert reopened.json()["ballInCourt"] == [responder.id, contractor.id]
+    # The answer no longer stands (the audit log keeps it).
+    assert reopened.json()["officialResponse"] is None and reopened.json()["answeredAt"] is None
+
+    # An internal responder answers this time.
+    again = await patch_rfi(client, rfi, responder, status="ANSWERED", answerMessageId=answer["id"])
+    assert again.status_code == 200 and again.json()["answeredBy"] == responder.id
 
     # Exactly these notifications, and never to the actor of the change.
     assert await notifications_of(client, responder) == [
         ("RFI_ASSIGNED", href),
-        ("RFI_REVIEW", href),
         ("RFI_REVIEW", href),
         ("RFI_CLOSED", href),
         ("RFI_REOPENED", href),
     ]
     assert await notifications_of(client, contractor) == [
         ("RFI_ASSIGNED", href),
-        ("RFI_REVIEW", href),
         ("RFI_REVIEW", href),
         ("RFI_CLOSED", href),
         ("RFI_REOPENED", href),
@@ -170,10 +166,9 @@ async def test_full_workflow_ball_in_court_and_notifications(
         "rfi.status_changed",
         "rfi.message_posted",
         "rfi.answered",
-        "rfi.status_changed",
-        "rfi.answered",
         "rfi.closed",
         "rfi.reopened",
+        "rfi.answered",
     ]
     entries = {e.action: e for e in await audit_entries(rfi["id"])}
     assert entries["rfi.closed"].changes["status"] == ["ANSWERED", "CLOSED"]
@@ -204,7 +199,6 @@ ALLOWED = {
     ("OPEN", "IN_REVIEW"),
     ("IN_REVIEW", "ANSWERED"),
     ("ANSWERED", "CLOSED"),
-    ("ANSWERED", "IN_REVIEW"),
     ("CLOSED", "IN_REVIEW"),
 }
 STATES = ("OPEN", "IN_REVIEW", "ANSWERED", "CLOSED")

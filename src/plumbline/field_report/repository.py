@@ -49,6 +49,8 @@ def list_query(project_id: str, filters: ReportFilters) -> Select[Any]:
         query = query.where(FieldReport.report_date >= filters.date_from)
     if filters.date_to:
         query = query.where(FieldReport.report_date <= filters.date_to)
+    if filters.updated_since:
+        query = query.where(FieldReport.updated_at >= filters.updated_since)
     if filters.q:
         pattern = _like(filters.q)
         query = query.where(

@@ -87,6 +87,7 @@ class ReportFilters:
     date_from: date | None = None
     date_to: date | None = None
     q: str | None = None
+    updated_since: datetime | None = None
 
 
 async def report_filters(
@@ -99,8 +100,9 @@ async def report_filters(
         date | None, Query(alias="to", description="Last reportDate (YYYY-MM-DD)")
     ] = None,
     q: Annotated[str | None, Query(max_length=200, description="Text in title and notes")] = None,
+    updated_since: Annotated[datetime | None, Query(alias="updatedSince")] = None,
 ) -> ReportFilters:
-    return ReportFilters(status, report_kind, date_from, date_to, q or None)
+    return ReportFilters(status, report_kind, date_from, date_to, q or None, updated_since)
 
 
 class WeatherRead(BaseModel):

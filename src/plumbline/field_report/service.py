@@ -154,7 +154,8 @@ class FieldReportService:
         return report
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> dict[str, Any]:
-        self.check_read(ctx)
+        if hidden_from_client(ctx, "showFieldReports"):  # like any report they cannot see
+            raise NotFound("Field report not found")
         return to_read(await self._load(db, ctx, report_id))
 
     async def create(

@@ -11,6 +11,10 @@ class IssuesNotShared(Forbidden):
     message = "Issues are not shared with clients on this project"
 
 
+class ExternalCannotReassign(Forbidden):
+    message = "External collaborators cannot change who an issue is assigned to"
+
+
 class InvalidIssueField(ValidationFailed):
     """A 400 about one field, with the usual ``details``."""
 

@@ -13,9 +13,9 @@ from plumbline.issue import repository as repo
 from plumbline.issue.access import require_row
 from plumbline.issue.schemas import PhotoComplete, PhotoPresign
 from plumbline.kit import clock
+from plumbline.records import PHOTO_TYPES
 
 ENTITY_TYPE = repo.PHOTO_ENTITY
-IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/webp", "image/heic"})
 MAX_BYTES = 15 * 1024 * 1024
 MAX_PHOTOS = 12
 
@@ -42,7 +42,7 @@ class ReferencePhotoService:
             file_name=body.file_name,
             content_type=body.content_type,
             size_bytes=body.size_bytes,
-            allowed_types=IMAGE_TYPES,
+            allowed_types=PHOTO_TYPES,
             max_bytes=MAX_BYTES,
             max_count=MAX_PHOTOS,
         )

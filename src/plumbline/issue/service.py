@@ -19,7 +19,7 @@ from plumbline.errors import Forbidden
 from plumbline.issue import photos
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_row, require_shared
-from plumbline.issue.errors import InvalidIssueField, IssueNotFound
+from plumbline.issue.errors import ExternalCannotReassign, InvalidIssueField, IssueNotFound
 from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
 from plumbline.issue.schemas import ChecklistItem, IssueCreate, IssueUpdate
@@ -261,8 +261,11 @@ class IssueService:
                 )
         assignee = None
         new_assignee = changes.get("assignee_id")
-        if new_assignee is not None and new_assignee != issue.assignee_id:
-            assignee = await self._assignee(db, ctx, new_assignee)
+        if "assignee_id" in changes and new_assignee != issue.assignee_id:
+            if ctx.is_external:  # as for punch: they work on what they are given
+                raise ExternalCannotReassign()
+            if new_assignee is not None:
+                assignee = await self._assignee(db, ctx, new_assignee)
         if "file_id" in changes or "file_version_id" in changes:
             file_id = changes.get("file_id", issue.file_id)
             version_id = changes.get("file_version_id", issue.file_version_id)

@@ -3,7 +3,7 @@ from typing import Annotated
 from fastapi import Depends
 from fastapi.responses import StreamingResponse
 
-from plumbline.db import DB
+from plumbline.db import DB, UoW
 from plumbline.file.schemas import UploadTarget
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
@@ -83,7 +83,7 @@ async def delete_punch(ctx: CanWritePunch, db: DB, punchId: str) -> ORJSONRespon
     return ORJSONResponse({"ok": True})
 
 
-@router.post("/{punchId}/photos/presign", response_model=UploadTarget)
+@router.post("/{punchId}/reference-photos/presign", response_model=UploadTarget)
 async def presign_punch_photo(
     ctx: CanWritePunch, db: DB, punchId: str, body: PhotoPresign
 ) -> ORJSONResponse:
@@ -91,9 +91,18 @@ async def presign_punch_photo(
     return ORJSONResponse(await punch_service.presign_photo(db, ctx, punchId, body))
 
 
-@router.post("/{punchId}/photos/complete", response_model=PunchRead)
+@router.post("/{punchId}/reference-photos/complete", response_model=PunchRead)
 async def complete_punch_photo(
     ctx: CanWritePunch, db: DB, punchId: str, body: PhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded reference photo; returns the punch item."""
     return ORJSONResponse(await punch_service.complete_photo(db, ctx, punchId, body))
+
+
+@router.delete("/{punchId}/reference-photos/{photoId}", response_model=Ok)
+async def delete_punch_photo(
+    ctx: CanWritePunch, uow: UoW, punchId: str, photoId: str
+) -> ORJSONResponse:
+    """Remove a reference photo."""
+    await punch_service.delete_photo(uow, ctx, punchId, photoId)
+    return ORJSONResponse({"ok": True})

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit, created, diff
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.project import ProjectContext
+from plumbline.db import UnitOfWork
 from plumbline.errors import AppError, NotFound, ValidationFailed
 from plumbline.file.attachments import attachments
 from plumbline.kit import clock
@@ -46,7 +47,7 @@ from plumbline.punch.schemas import (
     PunchFilters,
     PunchUpdate,
 )
-from plumbline.records import hidden_from_client, soft_delete
+from plumbline.records import PHOTO_TYPES, hidden_from_client, soft_delete
 
 ENTITY = "punch_item"
 TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
@@ -59,7 +60,6 @@ TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 MANAGER_TRANSITIONS = frozenset({("READY_FOR_REVIEW", "CLOSED"), ("CLOSED", "OPEN")})
-PHOTO_TYPES = frozenset({"image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"})
 PHOTO_MAX_BYTES = 15 * 1024 * 1024
 PHOTO_MAX_COUNT = 8
 _FIELDS = (
@@ -130,7 +130,8 @@ def _unique(values: Iterable[str]) -> list[str]:
 class PunchService:
     def visibility(self, ctx: ProjectContext) -> repo.Visibility:
         """What the caller sees: everything, or (contractors) what is assigned to them; clients
-        only when the project shares punch items with them."""
+        only when the project shares punch items with them (else the list, the export and the
+        bulk update answer 403; an item answers 404, like any the caller cannot see)."""
         if hidden_from_client(ctx, "showPunch"):
             raise PunchHiddenFromClients()
         if ctx.is_external and ctx.project_role != ProjectRole.CLIENT:
@@ -151,6 +152,8 @@ class PunchService:
         return [to_read(row, assignees[row.id], photos[row.id]) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
+        if hidden_from_client(ctx, "showPunch"):
+            raise NotFound("Punch item not found")
         item = await repo.get(db, self.visibility(ctx), punch_id)
         if item is None:
             raise NotFound("Punch item not found")
@@ -402,6 +405,20 @@ class PunchService:
         item.updated_at = clock.now()
         await db.flush()
         return await self._read(db, item)
+
+    async def delete_photo(
+        self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, photo_id: str
+    ) -> None:
+        item = await self._load(uow.session, ctx, punch_id)
+        await attachments.delete(
+            uow,
+            workspace_id=ctx.workspace.id,
+            entity_type=ENTITY,
+            entity_id=item.id,
+            attachment_id=photo_id,
+            principal=ctx.principal,
+        )
+        item.updated_at = clock.now()
 
     def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[str]:
         """CSV of the filtered list, newest first, read in keyset batches by its own session

@@ -16,7 +16,7 @@ from plumbline.rfi.attachments import rfi_attachments
 from plumbline.rfi.auth import CanPostRfiMessage, CanReadRfi, CanWriteRfi
 from plumbline.rfi.export import rfi_csv
 from plumbline.rfi.messages import rfi_messages
-from plumbline.rfi.repository import RfiFilters, Viewer
+from plumbline.rfi.repository import RfiFilters
 from plumbline.rfi.schemas import (
     AttachmentComplete,
     AttachmentPresign,
@@ -77,7 +77,7 @@ async def export_rfis(ctx: CanReadRfi, filters: Filters) -> StreamingResponse:
     """Export the project's RFIs as CSV (same filters as the list), streamed."""
     filename = f"rfis-{clock.today().isoformat()}.csv"
     return StreamingResponse(
-        rfi_csv(Viewer.of(ctx), filters),
+        rfi_csv(rfi_service.collection_viewer(ctx), filters),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )

@@ -7,6 +7,10 @@ class RfiNotFound(NotFound):
     message = "RFI not found"
 
 
+class RfisNotShared(Forbidden):
+    message = "RFIs are not shared with clients on this project"
+
+
 class RfiClosed(Conflict):
     message = "This RFI is closed; reopen it (status IN_REVIEW) to change it"
 

@@ -159,6 +159,6 @@ class MessageRead(BaseModel):
     projectId: str
     body: str
     createdBy: str | None
-    authorName: str | None
+    authorName: str
     createdAt: datetime
     isOfficialResponse: bool

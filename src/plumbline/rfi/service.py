@@ -19,13 +19,14 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Rfi, RfiMessage
 from plumbline.notification.service import notification
-from plumbline.records import soft_delete
+from plumbline.records import hidden_from_client, soft_delete
 from plumbline.rfi.access import visible_rfi
 from plumbline.rfi.attachments import ATTACHMENT_ENTITY
 from plumbline.rfi.errors import (
     NotRfiManager,
     NotRfiResponder,
     RfiClosed,
+    RfisNotShared,
     RfiTransitionRefused,
     invalid,
 )
@@ -68,11 +69,18 @@ def _audit_keys(values: dict[str, Any]) -> dict[str, Any]:
 class RfiService:
     # ---- reads -------------------------------------------------------------------------------
 
+    def collection_viewer(self, ctx: ProjectContext) -> Viewer:
+        """The caller's view for the list and the export: 403 to a client of a project that
+        does not share its RFIs (a single RFI answers 404, like any the caller cannot see)."""
+        if hidden_from_client(ctx, "showRfis"):
+            raise RfisNotShared()
+        return Viewer.of(ctx)
+
     async def list_rfis(
         self, db: AsyncSession, ctx: ProjectContext, filters: RfiFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         rows, headers = page.finish(
-            await rfi_repository.list_rows(db, Viewer.of(ctx), filters, page)
+            await rfi_repository.list_rows(db, self.collection_viewer(ctx), filters, page)
         )
         ids = [row.id for row in rows]
         assignees = await rfi_repository.assignees_of(db, ids)
@@ -311,8 +319,7 @@ class RfiService:
         target = step[1]
         rfi.status = target
         if target == IN_REVIEW:
-            # Back in review (more information needed, or reopened): the old answer no longer
-            # stands; the audit log keeps it.
+            # Reopened: the old answer no longer stands; the audit log keeps it.
             rfi.official_response = None
             rfi.answered_at = None
             rfi.answered_by = None

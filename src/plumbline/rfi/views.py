@@ -55,7 +55,10 @@ def message_dict(v: Mapping[Any, Any], official_id: str | None) -> dict[str, Any
         "projectId": v["project_id"],
         "body": v["body"],
         "createdBy": v["created_by"],
-        "authorName": v["author_name"],
+        # As issue comments name theirs: a key wrote it, or its author's account is gone.
+        "authorName": (v["author_name"] or "Unknown user")
+        if v["created_by"] is not None
+        else "API key",
         "createdAt": clock.iso(v["created_at"]),
         "isOfficialResponse": v["id"] == official_id,
     }

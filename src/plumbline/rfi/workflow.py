@@ -2,13 +2,16 @@
 
 OPEN -> IN_REVIEW (sent to the responders; needs at least one)
 IN_REVIEW -> ANSWERED (a responder or the manager names a message as the official response)
-ANSWERED -> CLOSED (the manager) | ANSWERED -> IN_REVIEW (needs more information)
+ANSWERED -> CLOSED (the manager)
 CLOSED -> IN_REVIEW (reopened; a closed RFI is otherwise read-only)
+
+PRODUCT §5 enforces exactly this chain: an answer the manager does not accept is closed, then
+reopened to the responders (the audit log keeps both answers).
 
 Any other change of status is 409 INVALID_TRANSITION (``from``/``to`` in the body), as are
 sending for review with no responder and answering without naming a message of this RFI. A
 step that exists but that the caller may not take is 403: the manager's steps (send, close,
-send back, reopen) belong to the RFI's manager, MANAGER+ and API keys with ``rfi:write``; a
+reopen) belong to the RFI's manager, MANAGER+ and API keys with ``rfi:write``; a
 responder who is none of these may only answer. Setting the current status again is no change.
 """
 
@@ -36,9 +39,6 @@ STEPS: dict[tuple[str, str], Step] = {
         "rfi.answered", "RFI_ANSWERED", False, "RFI #{n} was answered: {title}"
     ),
     (ANSWERED, CLOSED): Step("rfi.closed", "RFI_CLOSED", True, "RFI #{n} was closed: {title}"),
-    (ANSWERED, IN_REVIEW): Step(
-        "rfi.status_changed", "RFI_REVIEW", True, "RFI #{n} needs more information: {title}"
-    ),
     (CLOSED, IN_REVIEW): Step(
         "rfi.reopened", "RFI_REOPENED", True, "RFI #{n} was reopened: {title}"
     ),
