@@ -1,4 +1,4 @@
-from tests.factories import add_member, create_user
+from tests.factories import add_member, create_user, mail_text, read_mails
 from tests.punch.helpers import external, notifications_for, set_client_visibility, url
 
 
@@ -145,7 +145,7 @@ async def test_restricted_member_must_be_on_the_project_to_be_assigned(client, w
     assert response.status_code == 400
 
 
-async def test_new_assignees_are_notified_never_the_actor(client, world):
+async def test_new_assignees_are_notified_never_the_actor(client, world, outbox):
     item = (
         await client.post(
             url(world.project),
@@ -159,6 +159,13 @@ async def test_new_assignees_are_notified_never_the_actor(client, world):
     ]
     assert member_notes[0].href == f"/projects/{world.project.id}/punch/{item['id']}"
     assert await notifications_for(world.manager.id, world.project) == []
+    # And an e-mail, as for issues (never to the actor).
+    [mail] = read_mails(outbox, world.member.user.email)
+    assert mail["Subject"] == f"Punch #{item['punchNumber']} assigned to you: Patch drywall"
+    text = mail_text(mail)
+    assert f"assigned you punch item #{item['punchNumber']} on" in text
+    assert f"/projects/{world.project.id}/punch/{item['id']}" in text
+    assert read_mails(outbox, world.manager.user.email) == []
 
     await client.patch(
         url(world.project, f"/{item['id']}"),
@@ -168,6 +175,8 @@ async def test_new_assignees_are_notified_never_the_actor(client, world):
     assert len(await notifications_for(world.member.id, world.project)) == 1
     assert len(await notifications_for(world.admin.id, world.project)) == 1
     assert await notifications_for(world.owner.id, world.project) == []
+    assert len(read_mails(outbox, world.member.user.email)) == 1  # already assigned: no more
+    assert len(read_mails(outbox, world.admin.user.email)) == 1
 
     # A status change alone notifies nobody.
     await client.patch(
@@ -176,3 +185,14 @@ async def test_new_assignees_are_notified_never_the_actor(client, world):
         headers=world.manager.headers,
     )
     assert len(await notifications_for(world.admin.id, world.project)) == 1
+    assert len(read_mails(outbox, world.admin.user.email)) == 1
+
+    # The bulk update tells its new assignees too.
+    bulk = await client.patch(
+        url(world.project, "/bulk"),
+        json={"ids": [item["id"]], "assigneeIds": [world.owner.id]},
+        headers=world.manager.headers,
+    )
+    assert bulk.status_code == 200 and bulk.json()["results"][0]["ok"] is True, bulk.text
+    assert len(await notifications_for(world.owner.id, world.project)) == 1
+    assert len(read_mails(outbox, world.owner.user.email)) == 1

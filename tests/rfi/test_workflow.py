@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.factories import Actor, World, add_member, create_api_key, create_user, key_headers
+from tests.factories import (
+    Actor,
+    World,
+    add_member,
+    create_api_key,
+    create_user,
+    key_headers,
+    mail_text,
+    read_mails,
+)
 from tests.rfi.helpers import (
     audit_entries,
     create_rfi,
@@ -33,7 +43,7 @@ def _refused(response: httpx.Response, current: str, target: str) -> None:
 
 
 async def test_full_workflow_ball_in_court_and_notifications(
-    client: httpx.AsyncClient, world: World
+    client: httpx.AsyncClient, world: World, outbox: Path
 ) -> None:
     manager = world.member  # the creator manages the RFI; a plain MEMBER
     responder = await _responder(world)
@@ -50,6 +60,15 @@ async def test_full_workflow_ball_in_court_and_notifications(
     assert added.json()["status"] == "OPEN" and added.json()["ballInCourt"] == [manager.id]
     assert await notifications_of(client, responder) == [("RFI_ASSIGNED", href)]
     assert await notifications_of(client, contractor) == [("RFI_ASSIGNED", href)]
+    for person in (responder, contractor):  # and an e-mail each, as for issues
+        [mail] = read_mails(outbox, person.user.email)
+        assert (
+            mail["Subject"]
+            == f"You were added as a responder on RFI #{rfi['rfiNumber']}: Door hardware"
+        )
+        assert f"RFI #{rfi['rfiNumber']} as a responder" in mail_text(mail)
+        assert href in mail_text(mail)
+    assert read_mails(outbox, manager.user.email) == []
 
     # Only the manager (or MANAGER+) sends it for review.
     refused = await patch_rfi(client, rfi, responder, status="IN_REVIEW")

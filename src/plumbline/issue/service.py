@@ -13,7 +13,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
-from plumbline.config import settings
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
 from plumbline.issue import photos
@@ -24,7 +23,7 @@ from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
 from plumbline.issue.schemas import ChecklistItem, IssueCreate, IssueUpdate
 from plumbline.issue.serialize import entity_row, issue_dict
-from plumbline.kit import clock, mail
+from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
@@ -153,29 +152,16 @@ class IssueService:
     async def _notify_assigned(
         self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: Row[Any]
     ) -> None:
-        if assignee.id == ctx.user_id:
-            return
-        path = f"/projects/{ctx.project.id}/issues/{issue['id']}"
-        title = f"You were assigned issue #{issue['number']}: {issue['title']}"
-        await notification.notify(
-            uow.session,
+        await notification.assigned(
+            uow,
+            ctx,
             [assignee.id],
             kind="ISSUE_ASSIGNED",
-            title=title,
-            body=ctx.project.name,
-            href=path,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            actor_id=ctx.user_id,
+            title=f"You were assigned issue #{issue['number']}: {issue['title']}",
+            what=f"issue #{issue['number']}",
+            record_title=issue["title"],
+            href=f"/projects/{ctx.project.id}/issues/{issue['id']}",
         )
-        by = ctx.principal.user.name if ctx.principal.user else "An integration"
-        text = (
-            f"Hello {assignee.name},\n\n{by} assigned you issue #{issue['number']} "
-            f"on {ctx.project.name}:\n\n{issue['title']}\n\n"
-            f"{settings.public_url.rstrip('/')}{path}\n"
-        )
-        subject = " ".join(title.split())[:200]  # no line breaks in a header
-        mail.queue(uow, mail.Mail(to=[assignee.email], subject=subject, text=text))
 
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, body: IssueCreate

@@ -10,7 +10,7 @@ from sqlalchemy import CursorResult, Row, Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Notification
+from plumbline.models import Notification, User
 
 
 async def list_for_user(
@@ -46,3 +46,11 @@ async def mark_read(db: AsyncSession, user_id: str, ids: list[str] | None, now: 
         query.values(read_at=now).execution_options(synchronize_session=False)
     )
     return int(cast(CursorResult[Any], result).rowcount)
+
+
+async def contacts(db: AsyncSession, user_ids: Sequence[str]) -> Sequence[Row[str, str, str]]:
+    """``(id, name, email)`` of these users, in one query."""
+    if not user_ids:
+        return []
+    query = select(User.id, User.name, User.email).where(User.id.in_(user_ids)).order_by(User.id)
+    return (await db.execute(query)).all()

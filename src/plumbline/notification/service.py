@@ -9,7 +9,10 @@ from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.principal import Principal
-from plumbline.kit import clock
+from plumbline.authz.project import ProjectContext
+from plumbline.config import settings
+from plumbline.db import UnitOfWork
+from plumbline.kit import clock, mail
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Notification
@@ -75,6 +78,42 @@ class NotificationService:
             for user_id in recipients
         ]
         await db.execute(insert(Notification), rows)
+        return recipients
+
+    async def assigned(
+        self,
+        uow: UnitOfWork,
+        ctx: ProjectContext,
+        user_ids: Iterable[str | None],
+        *,
+        kind: str,
+        title: str,
+        what: str,
+        record_title: str,
+        href: str,
+    ) -> list[str]:
+        """Tells the people just given a record (``what``, e.g. "issue #12"): an in-app
+        notification and an e-mail each, sent once the request has committed; never the actor."""
+        recipients = await self.notify(
+            uow.session,
+            user_ids,
+            kind=kind,
+            title=title,
+            body=ctx.project.name,
+            href=href,
+            workspace_id=ctx.workspace.id,
+            project_id=ctx.project.id,
+            actor_id=ctx.user_id,
+        )
+        by = ctx.principal.user.name if ctx.principal.user else "An integration"
+        link = f"{settings.public_url.rstrip('/')}{href}"
+        subject = " ".join(title.split())[:200]  # no line breaks in a header
+        for person in await repo.contacts(uow.session, recipients):
+            text = (
+                f"Hello {person.name},\n\n{by} assigned you {what} on {ctx.project.name}:"
+                f"\n\n{record_title}\n\n{link}\n"
+            )
+            mail.queue(uow, mail.Mail(to=[person.email], subject=subject, text=text))
         return recipients
 
     async def list_for(

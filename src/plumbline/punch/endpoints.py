@@ -36,9 +36,9 @@ async def list_punch(ctx: CanReadPunch, db: DB, filters: Filters, page: Page) ->
 
 
 @router.post("", response_model=PunchRead)
-async def create_punch(ctx: CanWritePunch, db: DB, body: PunchCreate) -> ORJSONResponse:
+async def create_punch(ctx: CanWritePunch, uow: UoW, body: PunchCreate) -> ORJSONResponse:
     """Create a punch item (status OPEN, next punch number)."""
-    return ORJSONResponse(await punch_service.create(db, ctx, body))
+    return ORJSONResponse(await punch_service.create(uow, ctx, body))
 
 
 @router.get(
@@ -56,9 +56,9 @@ async def export_punch(ctx: CanReadPunch, filters: Filters) -> StreamingResponse
 
 
 @router.patch("/bulk", response_model=BulkResults)
-async def bulk_update_punch(ctx: CanWritePunch, db: DB, body: PunchBulkUpdate) -> ORJSONResponse:
+async def bulk_update_punch(ctx: CanWritePunch, uow: UoW, body: PunchBulkUpdate) -> ORJSONResponse:
     """Change the status and/or assignees of up to 200 punch items; results per item."""
-    return ORJSONResponse({"results": await punch_service.bulk(db, ctx, body)})
+    return ORJSONResponse({"results": await punch_service.bulk(uow, ctx, body)})
 
 
 @router.get("/{punchId}", response_model=PunchRead)
@@ -70,10 +70,10 @@ async def get_punch(ctx: CanReadPunch, db: DB, punchId: str) -> ORJSONResponse:
 
 @router.patch("/{punchId}", response_model=PunchRead)
 async def update_punch(
-    ctx: CanWritePunch, db: DB, punchId: str, body: PunchUpdate
+    ctx: CanWritePunch, uow: UoW, punchId: str, body: PunchUpdate
 ) -> ORJSONResponse:
     """Update a punch item; status changes follow the workflow (409 INVALID_TRANSITION)."""
-    return ORJSONResponse(await punch_service.update(db, ctx, punchId, body))
+    return ORJSONResponse(await punch_service.update(uow, ctx, punchId, body))
 
 
 @router.delete("/{punchId}", response_model=Ok)

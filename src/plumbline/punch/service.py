@@ -189,23 +189,25 @@ class PunchService:
                 details=[{"field": "fileVersionId", "message": "not found in this project"}],
             )
 
-    async def _notify(
-        self, db: AsyncSession, ctx: ProjectContext, item: PunchItem, user_ids: Iterable[str]
+    async def _assigned(
+        self, uow: UnitOfWork, ctx: ProjectContext, item: PunchItem, user_ids: Iterable[str]
     ) -> None:
-        await notification.notify(
-            db,
+        """New assignees: a notification and an e-mail each."""
+        await notification.assigned(
+            uow,
+            ctx,
             user_ids,
             kind="PUNCH_ASSIGNED",
             title=f"Punch #{item.punch_number} assigned to you: {item.title}",
+            what=f"punch item #{item.punch_number}",
+            record_title=item.title,
             href=f"/projects/{item.project_id}/punch/{item.id}",
-            workspace_id=item.workspace_id,
-            project_id=item.project_id,
-            actor_id=ctx.user_id,
         )
 
     async def create(
-        self, db: AsyncSession, ctx: ProjectContext, data: PunchCreate
+        self, uow: UnitOfWork, ctx: ProjectContext, data: PunchCreate
     ) -> dict[str, Any]:
+        db = uow.session
         self.visibility(ctx)
         assignee_ids = _unique(data.assignee_ids or [])
         if data.assignee_ids is None and ctx.is_external and ctx.user_id:
@@ -247,7 +249,7 @@ class PunchService:
             project_id=item.project_id,
             changes=created(values),
         )
-        await self._notify(db, ctx, item, assignee_ids)
+        await self._assigned(uow, ctx, item, assignee_ids)
         return to_read(item, assignee_ids, [])
 
     def _check_transition(self, ctx: ProjectContext, old: str, new: str) -> None:
@@ -261,7 +263,7 @@ class PunchService:
 
     async def _apply(
         self,
-        db: AsyncSession,
+        uow: UnitOfWork,
         ctx: ProjectContext,
         item: PunchItem,
         current: list[str],
@@ -270,6 +272,7 @@ class PunchService:
     ) -> list[str]:
         """Apply one item's change after checking its rules (nothing is written on refusal);
         returns the item's assignees afterwards."""
+        db = uow.session
         if assignee_ids is not None and ctx.is_external and assignee_ids != current:
             raise ExternalCannotReassign()
         old_status, new_status = item.status, values.get("status", item.status)
@@ -301,12 +304,13 @@ class PunchService:
             project_id=item.project_id,
             changes=changes,
         )
-        await self._notify(db, ctx, item, [u for u in after_assignees if u not in current])
+        await self._assigned(uow, ctx, item, [u for u in after_assignees if u not in current])
         return after_assignees
 
     async def update(
-        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PunchUpdate
+        self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, data: PunchUpdate
     ) -> dict[str, Any]:
+        db = uow.session
         item = await self._load(db, ctx, punch_id)
         given = data.model_fields_set
         values: dict[str, Any] = {name: getattr(data, name) for name in _FIELDS if name in given}
@@ -320,14 +324,15 @@ class PunchService:
         if values.get("file_version_id"):
             await self._check_file_version(db, ctx, values["file_version_id"])
         current = (await repo.assignees_for(db, [item.id]))[item.id]
-        after = await self._apply(db, ctx, item, current, values, assignee_ids)
+        after = await self._apply(uow, ctx, item, current, values, assignee_ids)
         await db.flush()
         return to_read(item, after, (await self._photos(db, [item.id]))[item.id])
 
     async def bulk(
-        self, db: AsyncSession, ctx: ProjectContext, data: PunchBulkUpdate
+        self, uow: UnitOfWork, ctx: ProjectContext, data: PunchBulkUpdate
     ) -> list[dict[str, Any]]:
         """Each item follows its own rules; one refusal does not stop the others."""
+        db = uow.session
         ids = _unique(data.ids)
         assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
         if assignee_ids is not None:
@@ -349,7 +354,7 @@ class PunchService:
                 )
                 continue
             try:
-                await self._apply(db, ctx, item, current[punch_id], values, assignee_ids)
+                await self._apply(uow, ctx, item, current[punch_id], values, assignee_ids)
             except AppError as refused:
                 results.append(
                     {"id": punch_id, "ok": False, "error": refused.message, "code": refused.code}

@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import Depends, Query
 from starlette.responses import StreamingResponse
 
-from plumbline.db import DB
+from plumbline.db import DB, UoW
 from plumbline.file.schemas import AttachmentRead, UploadTarget
 from plumbline.kit import clock
 from plumbline.kit.pagination import Page
@@ -63,9 +63,9 @@ async def list_rfis(ctx: CanReadRfi, db: DB, page: Page, filters: Filters) -> OR
 
 
 @router.post("", response_model=RfiRead)
-async def create_rfi(ctx: CanWriteRfi, db: DB, body: RfiCreate) -> ORJSONResponse:
+async def create_rfi(ctx: CanWriteRfi, uow: UoW, body: RfiCreate) -> ORJSONResponse:
     """Create an RFI (status OPEN, next number of the project)."""
-    return ORJSONResponse(await rfi_service.create(db, ctx, body))
+    return ORJSONResponse(await rfi_service.create(uow, ctx, body))
 
 
 @router.get(
@@ -91,9 +91,9 @@ async def read_rfi(ctx: CanReadRfi, db: DB, rfiId: str) -> ORJSONResponse:
 
 
 @router.patch("/{rfiId}", response_model=RfiRead)
-async def update_rfi(ctx: CanWriteRfi, db: DB, rfiId: str, body: RfiUpdate) -> ORJSONResponse:
+async def update_rfi(ctx: CanWriteRfi, uow: UoW, rfiId: str, body: RfiUpdate) -> ORJSONResponse:
     """Edit an RFI or move it through its workflow (status, answerMessageId)."""
-    return ORJSONResponse(await rfi_service.update(db, ctx, rfiId, body))
+    return ORJSONResponse(await rfi_service.update(uow, ctx, rfiId, body))
 
 
 @router.delete("/{rfiId}", response_model=Ok)

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
+from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
 from plumbline.file.attachments import attachments
 from plumbline.kit import clock
@@ -101,9 +102,8 @@ class RfiService:
 
     # ---- create, update, delete --------------------------------------------------------------
 
-    async def create(
-        self, db: AsyncSession, ctx: ProjectContext, body: RfiCreate
-    ) -> dict[str, Any]:
+    async def create(self, uow: UnitOfWork, ctx: ProjectContext, body: RfiCreate) -> dict[str, Any]:
+        db = uow.session
         if ctx.is_external:
             raise Forbidden("External collaborators cannot create RFIs")
         project = ctx.project
@@ -152,19 +152,13 @@ class RfiService:
                 )
             ),
         )
-        await self._notify(
-            db,
-            ctx,
-            rfi,
-            body.assignee_ids,
-            "RFI_ASSIGNED",
-            "You were added as a responder on RFI #{n}: {title}",
-        )
+        await self._assigned(uow, ctx, rfi, body.assignee_ids)
         return rfi_dict(values, body.assignee_ids, [])
 
     async def update(
-        self, db: AsyncSession, ctx: ProjectContext, rfi_id: str, body: RfiUpdate
+        self, uow: UnitOfWork, ctx: ProjectContext, rfi_id: str, body: RfiUpdate
     ) -> dict[str, Any]:
+        db = uow.session
         refused = body.refused_nulls()
         if refused:
             raise invalid(refused[0], "cannot be null")
@@ -263,14 +257,7 @@ class RfiService:
             notified = set(await self._notify(db, ctx, rfi, recipients, spec.notify, spec.title))
         added = [user_id for user_id in new_responders if user_id not in responders]
         # A responder added by the same request that sends the RFI to them hears about it once.
-        await self._notify(
-            db,
-            ctx,
-            rfi,
-            [user_id for user_id in added if user_id not in notified],
-            "RFI_ASSIGNED",
-            "You were added as a responder on RFI #{n}: {title}",
-        )
+        await self._assigned(uow, ctx, rfi, [u for u in added if u not in notified])
         return await self._view(db, rfi, new_responders)
 
     def _check_actor(
@@ -395,6 +382,21 @@ class RfiService:
             missing = [i for i in issue_ids if i not in known]
             if missing:
                 raise invalid("issueIds", f"no issue {missing[0]} in this project")
+
+    async def _assigned(
+        self, uow: UnitOfWork, ctx: ProjectContext, rfi: Rfi, user_ids: Iterable[str]
+    ) -> None:
+        """New responders: a notification and an e-mail each."""
+        await notification.assigned(
+            uow,
+            ctx,
+            user_ids,
+            kind="RFI_ASSIGNED",
+            title=f"You were added as a responder on RFI #{rfi.rfi_number}: {rfi.title}",
+            what=f"RFI #{rfi.rfi_number} as a responder",
+            record_title=rfi.title,
+            href=f"/projects/{rfi.project_id}/rfi/{rfi.id}",
+        )
 
     async def _notify(
         self,
