@@ -5,9 +5,11 @@ from tests.factories import (
     create_project,
     create_user,
     create_workspace,
+    link_in,
     make_world,
+    read_mails,
 )
-from tests.member.helpers import audit_actions, membership, project_roles, ws_url
+from tests.member.helpers import audit_actions, membership, project_roles, unique, ws_url
 
 
 def members_url(world, user_id: str = "", rest: str = "") -> str:  # type: ignore[no-untyped-def]
@@ -77,36 +79,49 @@ async def test_list_runs_a_fixed_number_of_queries(client):
     assert one.count == many.count <= 4
 
 
-async def test_add_an_existing_user_by_email(client, world):
-    newcomer = await create_user(name="Nia New")
-    response = await client.post(
-        members_url(world),
-        json={"email": f"  {newcomer.user.email.upper()} ", "role": "MANAGER"},
-        headers=world.admin.headers,
-    )
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["userId"] == newcomer.id and body["role"] == "MANAGER"
-    assert body["isExternal"] is False and body["projectIds"] is None
+async def test_adding_by_email_invites_whether_or_not_an_account_exists(client, world, outbox):
+    existing = await create_user(name="Nia New")
+    nobody = f"{unique('nobody')}@example.com"
+    answers = []
+    for email in (existing.user.email, nobody):
+        response = await client.post(
+            members_url(world),
+            json={"email": f"  {email.upper()} ", "role": "MANAGER"},
+            headers=world.admin.headers,
+        )
+        assert response.status_code == 200, response.text
+        answers.append(response.json())
+        # an invite, not a membership: nothing in the answer says whether the account exists
+        assert response.json()["email"] == email and response.json()["acceptedAt"] is None
+        assert len(read_mails(outbox, to=email)) == 1
+    assert [sorted(a) for a in answers] == [sorted(answers[0])] * 2
+    assert [{k: a[k] for k in ("role", "kind", "sendCount")} for a in answers] == [
+        {"role": "MANAGER", "kind": "INTERNAL", "sendCount": 1}
+    ] * 2
+    assert await membership(world.workspace.id, existing.id) is None
     assert (
-        await client.get(ws_url(world.workspace.id), headers=newcomer.headers)
-    ).status_code == 200
-    entry = (await audit_actions(world.workspace.id, newcomer.id))[-1]
-    assert entry.action == "member.added" and entry.project_id is None
-    assert entry.actor_user_id == world.admin.id
+        await client.get(ws_url(world.workspace.id), headers=existing.headers)
+    ).status_code == 404
+    # the person joins only by accepting the e-mailed link
+    token = link_in(read_mails(outbox, to=existing.user.email)[0]).rsplit("/", 1)[1]
+    accepted = await client.post(f"/api/v1/email-invites/{token}/accept", headers=existing.headers)
+    assert accepted.status_code == 200, accepted.text
+    assert (await membership(world.workspace.id, existing.id)).role == "MANAGER"
+    newcomer = await create_user(email_address=nobody, verified=False)
+    assert await membership(world.workspace.id, newcomer.id) is None
+    token = link_in(read_mails(outbox, to=nobody)[0]).rsplit("/", 1)[1]
+    accepted = await client.post(f"/api/v1/email-invites/{token}/accept", headers=newcomer.headers)
+    assert accepted.status_code == 200, accepted.text
+    assert (await membership(world.workspace.id, newcomer.id)).role == "MANAGER"
     again = await client.post(
-        members_url(world), json={"email": newcomer.user.email}, headers=world.admin.headers
+        members_url(world), json={"email": existing.user.email}, headers=world.admin.headers
     )
     assert again.status_code == 409
 
 
-async def test_add_refusals(client, world):
+async def test_add_refusals(client, world, outbox):
     url = members_url(world)
     candidate = await create_user()
-    unknown = await client.post(
-        url, json={"email": "nobody-here@example.com"}, headers=world.admin.headers
-    )
-    assert unknown.status_code == 404 and unknown.json()["error"] == "No user with that e-mail"
     for body in ({"email": "not-an-email"}, {"email": candidate.user.email, "role": "OWNER"}, {}):
         assert (await client.post(url, json=body, headers=world.admin.headers)).status_code == 400
     for actor in (world.manager, world.member):
@@ -121,9 +136,10 @@ async def test_add_refusals(client, world):
     # only a SUPER_ADMIN grants SUPER_ADMIN
     grant = {"email": candidate.user.email, "role": "SUPER_ADMIN"}
     assert (await client.post(url, json=grant, headers=world.admin.headers)).status_code == 403
-    assert await membership(world.workspace.id, candidate.id) is None
+    assert read_mails(outbox, to=candidate.user.email) == []
     granted = await client.post(url, json=grant, headers=world.owner.headers)
     assert granted.status_code == 200 and granted.json()["role"] == "SUPER_ADMIN"
+    assert await membership(world.workspace.id, candidate.id) is None
 
 
 async def test_change_role(client, world):
@@ -303,15 +319,24 @@ async def test_project_access_for_externals_keeps_their_project_role(client, wor
     assert role.status_code == 400
 
 
-async def test_seat_limit_with_billing_on(client, monkeypatch):
+async def _invite(client, world, outbox, actor) -> str:  # type: ignore[no-untyped-def]
+    """Adds the actor's e-mail through the members route; the accept URL from the e-mail."""
+    email = actor.user.email
+    sent = await client.post(members_url(world), json={"email": email}, headers=world.admin.headers)
+    assert sent.status_code == 200, sent.text
+    token = link_in(read_mails(outbox, to=email)[-1]).rsplit("/", 1)[1]
+    return f"/api/v1/email-invites/{token}/accept"
+
+
+async def test_seat_limit_with_billing_on(client, monkeypatch, outbox):
     monkeypatch.setattr(settings, "billing", "local")
     world = await make_world(plan="team")  # 5 seats: owner, admin, manager, member + 1
-    url = members_url(world)
     fifth, sixth = await create_user(), await create_user()
-    assert (
-        await client.post(url, json={"email": fifth.user.email}, headers=world.admin.headers)
-    ).status_code == 200
-    full = await client.post(url, json={"email": sixth.user.email}, headers=world.admin.headers)
+    accept = await _invite(client, world, outbox, fifth)
+    assert (await client.post(accept, headers=fifth.headers)).status_code == 200
+    # the invite goes out; accepting it finds no seat
+    accept = await _invite(client, world, outbox, sixth)
+    full = await client.post(accept, headers=sixth.headers)
     assert full.status_code == 402 and full.json()["code"] == "SEAT_LIMIT_REACHED"
     assert await membership(world.workspace.id, sixth.id) is None
     # externals use no seat
@@ -321,12 +346,9 @@ async def test_seat_limit_with_billing_on(client, monkeypatch):
     )
     # a freed seat can be used again
     await client.delete(members_url(world, fifth.id), headers=world.admin.headers)
-    assert (
-        await client.post(url, json={"email": sixth.user.email}, headers=world.admin.headers)
-    ).status_code == 200
+    assert (await client.post(accept, headers=sixth.headers)).status_code == 200
     # with billing off there is no limit
     monkeypatch.setattr(settings, "billing", "off")
     seventh = await create_user()
-    assert (
-        await client.post(url, json={"email": seventh.user.email}, headers=world.admin.headers)
-    ).status_code == 200
+    accept = await _invite(client, world, outbox, seventh)
+    assert (await client.post(accept, headers=seventh.headers)).status_code == 200

@@ -11,7 +11,6 @@ from plumbline.member.schemas import (
     EmailInviteUpdate,
     InviteCreate,
     InviteRead,
-    MemberAdd,
     MemberRead,
     MemberUpdate,
     ProjectAccessUpdate,
@@ -30,10 +29,10 @@ async def list_members(ctx: WorkspaceMember, db: DB, page: Page) -> ORJSONRespon
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post(f"{BASE}/members", response_model=MemberRead)
-async def add_member(body: MemberAdd, ctx: CanManageMembers, db: DB) -> ORJSONResponse:
-    """Add an existing user to the workspace by e-mail."""
-    return ORJSONResponse(await member_service.add(db, ctx, body))
+@router.post(f"{BASE}/members", response_model=EmailInviteRead)
+async def add_member(body: EmailInviteCreate, ctx: CanManageMembers, uow: UoW) -> ORJSONResponse:
+    """Add someone by e-mail: an e-mail invite they accept, whether or not they have an account."""
+    return ORJSONResponse(await invite_service.create_email(uow, ctx, body))
 
 
 @router.patch(f"{BASE}/members/{{userId}}", response_model=MemberRead)

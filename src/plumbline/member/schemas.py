@@ -12,11 +12,6 @@ ProjectIds = Annotated[
 ]
 
 
-class MemberAdd(Schema):
-    email: EmailAddress
-    role: RoleName = "MEMBER"
-
-
 class MemberUpdate(Schema):
     role: RoleName
 

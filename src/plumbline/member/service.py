@@ -17,8 +17,7 @@ from plumbline.errors import Forbidden, NotFound, ValidationFailed
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.member import repository
-from plumbline.member.errors import AlreadyMember, LastSuperAdmin, SeatLimitReached
-from plumbline.member.schemas import MemberAdd
+from plumbline.member.errors import LastSuperAdmin, SeatLimitReached
 from plumbline.models import Membership, ProjectMember, Workspace
 
 ADMIN_ROLES = (Role.ADMIN.value, Role.SUPER_ADMIN.value)
@@ -82,24 +81,6 @@ class MemberService:
             raise NotFound("Member not found")
         named = await repository.project_ids_by_user(db, workspace_id, [user_id])
         return member_dict(row, named)
-
-    async def add(self, db: AsyncSession, ctx: WorkspaceContext, data: MemberAdd) -> dict[str, Any]:
-        """Add an existing user, found by e-mail, as an internal member."""
-        user = await repository.user_by_email(db, data.email)
-        if user is None:
-            raise NotFound("No user with that e-mail")
-        require_can_grant(ctx, data.role)
-        if await repository.membership(db, ctx.workspace.id, user.id) is not None:
-            raise AlreadyMember()
-        await self.join(
-            db,
-            ctx.workspace,
-            user.id,
-            role=data.role,
-            principal=ctx.principal,
-            action="member.added",
-        )
-        return await self.read(db, ctx.workspace.id, user.id)
 
     async def check_seat(self, db: AsyncSession, workspace: Workspace) -> None:
         """402 when the plan's internal seats are all taken (externals use no seat)."""
