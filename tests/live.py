@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from types import TracebackType
 
 import httpx
@@ -21,21 +22,31 @@ def free_port() -> int:
 class LiveServer:
     """``with LiveServer(env={...}) as server: httpx.get(server.url + "/api/v1/health")``.
 
-    The process inherits the test environment (database, storage, secrets) plus ``env``."""
+    The process inherits the test environment (database, storage, secrets) plus ``env``; its
+    stderr (the JSON log lines) goes to ``log`` when given, at uvicorn's ``log_level``."""
 
-    def __init__(self, env: dict[str, str] | None = None, port: int | None = None) -> None:
+    def __init__(
+        self,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        *,
+        log: Path | None = None,
+        log_level: str = "warning",
+    ) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {})}
+        self.log, self.log_level = log, log_level
         self.process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> LiveServer:
         self.process = subprocess.Popen(
             [
                 sys.executable, "-m", "uvicorn", "plumbline.app:create_app", "--factory",
-                "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
+                "--host", "127.0.0.1", "--port", str(self.port), "--log-level", self.log_level,
             ],
             env=self.env,
+            stderr=self.log.open("ab") if self.log else None,
         )  # fmt: skip
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -57,15 +57,17 @@ class RequestContextMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            log.info(
-                "request",
-                extra={
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "ms": round((time.perf_counter() - started) * 1000, 1),
-                },
-            )
+            # The formatter redacts the tokens and signatures that paths and queries carry.
+            extra: dict[str, object] = {
+                "method": scope["method"],
+                "path": scope["path"],
+                "status": status,
+                "ms": round((time.perf_counter() - started) * 1000, 1),
+            }
+            query = scope.get("query_string")
+            if query:
+                extra["query"] = "?" + query.decode("latin-1")
+            log.info("request", extra=extra)
 
 
 def _has_nul(scope: Scope) -> bool:
