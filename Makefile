@@ -4,12 +4,20 @@ UV := $(shell command -v uv 2>/dev/null || echo .uv/bin/uv)
 export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(shell $(PYTHON) -c 'import sys; print(sys.executable)')
 RUN := $(UV) run --frozen
+# The server alone: `uv run` must not add the test tools back either.
+SERVE := $(UV) run --frozen --no-dev
 
-.PHONY: install run test lint format typecheck bench migration openapi clean
+.PHONY: install install-server run test lint format typecheck bench migration openapi clean
 
 $(UV):
 	$(PYTHON) -m venv .uv
 	.uv/bin/pip install --quiet uv
+
+# Two stamps, so `make run` and `make test` never undo each other: the server's sync is
+# inexact (it leaves test tools that `make test` installed), the full one adds them.
+.venv/.installed-server: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen --no-dev --inexact
+	@touch $@
 
 .venv/.installed: $(UV) pyproject.toml uv.lock
 	$(UV) sync --frozen
@@ -17,10 +25,12 @@ $(UV):
 
 install: .venv/.installed
 
-run: install ## migrate, seed a demo workspace when empty, serve on 127.0.0.1:8000
-	$(RUN) plumbline db upgrade
-	$(RUN) plumbline demo --if-empty
-	$(RUN) plumbline serve
+install-server: .venv/.installed-server
+
+run: install-server ## migrate, seed a demo workspace when empty, serve on 127.0.0.1:8000
+	$(SERVE) plumbline db upgrade
+	$(SERVE) plumbline demo --if-empty
+	$(SERVE) plumbline serve
 
 test: install
 	$(RUN) pytest $(PYTEST_ARGS)

@@ -27,18 +27,31 @@ DEMO_PASSWORD = "Plumbline-Demo-2026!"  # noqa: S105 - the printed demo login
 
 @app.command()
 def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
-    """Start the HTTP server."""
+    """Start the HTTP server (port 0: any free port); prints its URL once the port is bound."""
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
-    console.print(f"Plumbline listening on [bold]http://{host}:{port}[/] (docs: /api/v1/docs)")
-    uvicorn.run(
+    from plumbline.kit.logging import server_log_config
+
+    config = uvicorn.Config(
         "plumbline.app:create_app",
         factory=True,
         host=host,
         port=port,
         workers=workers,
-        access_log=False,
+        access_log=False,  # the app writes its own access lines, with the request id
+        log_config=server_log_config(settings.log_level),
     )
+    sock = config.bind_socket()
+    # Listening before the app loads: a request sent once the URL shows waits instead of failing.
+    sock.listen(config.backlog)
+    url = settings.serve_on(host, sock.getsockname()[1])
+    console.print(f"Plumbline listening on [bold]{url}[/] (docs: /api/v1/docs)")
+    server = uvicorn.Server(config)
+    if workers > 1:
+        Multiprocess(config, sockets=[sock]).run()
+    else:
+        server.run(sockets=[sock])
 
 
 @db_app.command("upgrade")

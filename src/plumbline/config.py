@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 from functools import cached_property
 from pathlib import Path
@@ -79,6 +80,20 @@ class Settings(BaseSettings):
     def origins(self) -> list[str]:
         configured = [o.strip().rstrip("/") for o in self.trusted_origins.split(",") if o.strip()]
         return configured or [self.public_url.rstrip("/")]
+
+    def serve_on(self, host: str, port: int) -> str:
+        """The URL of a server bound to ``host:port``. Unless ``PLUMBLINE_PUBLIC_URL`` is set, it
+        becomes the public URL (links, cookies) and, unless ``PLUMBLINE_TRUSTED_ORIGINS`` is set,
+        it and its ``localhost`` twin become the trusted origins; the environment carries both
+        to worker processes."""
+        name = "127.0.0.1" if host in ("127.0.0.1", "localhost", "0.0.0.0", "", "::") else host  # noqa: S104
+        url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
+        if "public_url" not in self.model_fields_set:
+            self.public_url = os.environ["PLUMBLINE_PUBLIC_URL"] = url
+            if "trusted_origins" not in self.model_fields_set:
+                origins = [url, f"http://localhost:{port}"] if name == "127.0.0.1" else [url]
+                self.trusted_origins = os.environ["PLUMBLINE_TRUSTED_ORIGINS"] = ",".join(origins)
+        return url
 
     @property
     def secure_cookies(self) -> bool:
