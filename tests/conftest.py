@@ -43,6 +43,7 @@ from plumbline.db import database  # noqa: E402
 from plumbline.kit import clock, ratelimit  # noqa: E402
 from plumbline.migrate import upgrade  # noqa: E402
 from tests.factories import World, make_world  # noqa: E402
+from tests.live import redis_server  # noqa: E402
 
 ORIGIN = "http://127.0.0.1:8000"
 
@@ -74,6 +75,13 @@ def _reset_state() -> Iterator[None]:
     yield
     clock.set_now(None)
     ratelimit.set_backend(None)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A Redis of the suite's own, started by the first test that needs one."""
+    with redis_server() as url:
+        yield url
 
 
 @pytest.fixture

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -73,3 +76,39 @@ class LiveServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A throwaway ``redis-server`` on a free loopback port (no persistence), stopped on exit;
+    without one on PATH, the Redis on 127.0.0.1:6379."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        yield "redis://127.0.0.1:6379/0"
+        return
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--daemonize", "no", "--loglevel", "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {process.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -3,7 +3,6 @@ import asyncio
 from plumbline.kit import pubsub
 from plumbline.kit.ids import new_id
 
-REDIS_URL = "redis://127.0.0.1:6379/5"
 WAIT = 10  # seconds: a safety bound, not a timed assertion
 
 
@@ -54,11 +53,11 @@ async def test_iteration_ends_when_dropped_and_timeout_returns_none():
     assert [e async for e in subscription] == []
 
 
-async def test_redis_brokers_share_channels_across_instances():
+async def test_redis_brokers_share_channels_across_instances(redis_url):
     prefix = f"test-{new_id()}"
-    one = pubsub.RedisBroker(REDIS_URL, prefix)
-    two = pubsub.RedisBroker(REDIS_URL, prefix)
-    elsewhere = pubsub.RedisBroker(REDIS_URL, f"test-{new_id()}")
+    one = pubsub.RedisBroker(redis_url, prefix)
+    two = pubsub.RedisBroker(redis_url, prefix)
+    elsewhere = pubsub.RedisBroker(redis_url, f"test-{new_id()}")
     try:
         async with (
             one.subscribe("room") as a,

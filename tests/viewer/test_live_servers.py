@@ -4,8 +4,6 @@ processes sharing a room through Redis."""
 from plumbline.kit.ids import new_id
 from tests.viewer.helpers import EventStream, live_client, members, server_process
 
-REDIS_URL = "redis://127.0.0.1:6379/5"
-
 
 def base(version_id: str) -> str:
     return f"/api/v1/file-versions/{version_id}/viewer-collab"
@@ -75,8 +73,8 @@ async def test_one_server_process(world, version):
         await _co_view(url, url, world, version)
 
 
-async def test_two_server_processes_share_rooms_through_redis(world, version):
-    env = {"PLUMBLINE_REDIS_URL": REDIS_URL, "PLUMBLINE_PUBSUB_PREFIX": f"test-{new_id()}"}
+async def test_two_server_processes_share_rooms_through_redis(world, version, redis_url):
+    env = {"PLUMBLINE_REDIS_URL": redis_url, "PLUMBLINE_PUBSUB_PREFIX": f"test-{new_id()}"}
     async with server_process(env) as url_a, server_process(env) as url_b:
         await _co_view(url_a, url_b, world, version)
         await _disconnect_is_seen_across(url_a, url_b, world, version)

@@ -57,13 +57,16 @@ class MemoryBackend:
 
 
 class RedisBackend:
-    def __init__(self, url: str) -> None:
+    """Counters under ``<prefix>:rl:``, so deployments sharing a Redis keep their own counts."""
+
+    def __init__(self, url: str, prefix: str) -> None:
         import redis.asyncio as redis
 
         self._redis = redis.from_url(url)
+        self.prefix = f"{prefix}:rl:"
 
     async def incr(self, key: str, window: int) -> tuple[int, float]:
-        name = f"plumbline:rl:{key}"
+        name = self.prefix + key
         async with self._redis.pipeline(transaction=True) as pipe:
             pipe.incr(name)
             pipe.expire(name, window, nx=True)
@@ -78,7 +81,11 @@ _backend: Backend | None = None
 def backend() -> Backend:
     global _backend
     if _backend is None:
-        _backend = RedisBackend(settings.redis_url) if settings.redis_url else MemoryBackend()
+        _backend = (
+            RedisBackend(settings.redis_url, settings.pubsub_prefix)
+            if settings.redis_url
+            else MemoryBackend()
+        )
     return _backend
 
 
