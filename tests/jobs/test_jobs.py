@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -19,6 +20,7 @@ from plumbline.config import settings
 from plumbline.db import UnitOfWork, UoW, database
 from plumbline.errors import Conflict, install_error_handlers
 from plumbline.jobs import enqueue
+from plumbline.jobs.runner import backoff
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.models import Job
 from plumbline.routing import make_router
@@ -114,3 +116,8 @@ async def test_two_worker_processes_run_each_of_1000_jobs_exactly_once(
     async with database.sessionmaker() as db:
         rows = (await db.execute(select(Job.status, Job.attempts).where(Job.id.in_(ids)))).all()
     assert sorted(set(rows)) == [("done", 1)] and len(rows) == 1000
+
+
+def test_retries_wait_twice_as_long_each_time_up_to_six_hours() -> None:
+    waits = [backoff(attempts) for attempts in (1, 2, 3, 4, 10, 20)]
+    assert waits == [timedelta(seconds=s) for s in (30, 60, 120, 240, 6 * 3600, 6 * 3600)]
