@@ -4,9 +4,9 @@ from sqlalchemy import func, select
 from starlette.background import BackgroundTask
 
 from plumbline.db import UnitOfWork, database
+from plumbline.kit.ids import new_id
 from plumbline.kit.mail import Mail
 from plumbline.mail.tasks import queue
-from plumbline.kit.ids import new_id
 from plumbline.models import Job
 from tests.factories import read_mails
 

@@ -15,14 +15,14 @@ from plumbline.kit import clock
 
 log = logging.getLogger("plumbline.jobs")
 
-MAX_ATTEMPTS = 10
+MAX_ATTEMPTS = 12  # about 14 hours of retries before a job is given up
 FIRST_RETRY = timedelta(seconds=30)
 LONGEST_WAIT = timedelta(hours=6)
 
 
 def backoff(attempts: int) -> timedelta:
     """The wait after the ``attempts``-th failure: 30 s, 1 min, 2 min, ... at most 6 h."""
-    return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_WAIT)
+    return min(FIRST_RETRY * (1 << min(attempts - 1, 20)), LONGEST_WAIT)
 
 
 async def run_next(ids: Sequence[str] | None = None) -> bool:
