@@ -10,12 +10,12 @@ from plumbline.file.endpoints.branding import public_router as branding_public_r
 from plumbline.file.endpoints.branding import router as branding_router
 from plumbline.file.endpoints.files import router as file_router
 from plumbline.file.endpoints.folders import router as folder_router
+from plumbline.file.endpoints.storage import router as storage_router
 from plumbline.file.endpoints.uploads import router as upload_router
 from plumbline.identity.endpoints import me_router
 from plumbline.identity.endpoints import router as identity_router
 from plumbline.internal.endpoints import router as internal_router
 from plumbline.issue.endpoints import router as issue_router
-from plumbline.kit.storage.endpoints import router as storage_router
 from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
 from plumbline.portal.invites import router as portal_invites_router

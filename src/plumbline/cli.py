@@ -1,9 +1,10 @@
-"""`plumbline serve | db upgrade | db revision | demo | openapi | users create | users verify`."""
+"""`plumbline serve | worker | db upgrade | db revision | demo | openapi | users ...`."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from datetime import timedelta
 
 import typer
@@ -233,6 +234,33 @@ def users_verify(email: str) -> None:
     """Mark a user's e-mail as verified."""
     _set_user(email, email_verified=True)
     console.print(f"Verified {email}")
+
+
+@app.command()
+def worker(
+    concurrency: int = typer.Option(1, min=1, max=100, help="Jobs run at once by this process"),
+    include: list[str] = typer.Option([], help="Another module that registers jobs (repeatable)"),
+) -> None:
+    """Run queued background jobs until stopped (use with PLUMBLINE_JOBS=worker)."""
+    import signal
+
+    from plumbline.jobs.registry import load_tasks
+    from plumbline.jobs.runner import work
+
+    load_tasks(*include)
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+        try:
+            await work(stop, concurrency=concurrency)
+        finally:
+            await database.dispose()
+
+    typer.echo(f"Plumbline worker running jobs ({concurrency} at a time)")
+    sys.stdout.flush()  # a supervisor (or a test) may wait for this line
+    asyncio.run(run())
 
 
 if __name__ == "__main__":

@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     smtp_url: str | None = None
     email_from: str = "Plumbline <no-reply@plumbline.local>"
     outbox_dir: Path = Path("./var/outbox")
+    # inline: the server runs the jobs its requests queue; worker: `plumbline worker` runs them.
+    jobs: Literal["inline", "worker"] = "inline"
+    jobs_retention_days: int = Field(7, ge=1, le=3650)
 
     redis_url: str | None = None
     pubsub_prefix: str = "plumbline"

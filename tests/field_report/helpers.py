@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import AuditLog, FieldReport, OutboxMessage, Project
+from plumbline.models import AuditLog, FieldReport, Job, Project
 
 
 def url(project: Project, suffix: str = "") -> str:
@@ -61,5 +61,5 @@ async def audit_entries(entity_id: str) -> list[AuditLog]:
 async def outbox_rows_to(address: str) -> int:
     """Queued e-mails (sent or not) whose recipients include ``address``."""
     async with database.sessionmaker() as db:
-        rows = (await db.execute(select(OutboxMessage.payload))).scalars()
+        rows = (await db.execute(select(Job.payload).where(Job.name == "mail.send"))).scalars()
         return sum(1 for payload in rows if address in payload.get("to", []))

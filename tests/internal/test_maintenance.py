@@ -3,9 +3,10 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from plumbline.db import database
-from plumbline.kit import clock, mail
+from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import OutboxMessage, Workspace
+from plumbline.kit.mail import Mail
+from plumbline.models import Job, Workspace
 from tests.factories import create_user, create_workspace, read_mails
 
 CRON = {"x-service-cron-secret": "test-cron-secret"}
@@ -28,7 +29,8 @@ async def test_maintenance_purges_workspaces_past_the_restore_window(client) -> 
         await db.commit()
     response = await client.post("/api/v1/internal/maintenance", headers=CRON)
     assert response.status_code == 200
-    assert response.json()["ok"] is True and response.json()["purgedWorkspaces"] >= 1
+    assert response.json()["ok"] is True
+    assert "workspaces.purge_deleted" in response.json()["queued"]
     assert await _workspace(old.id) is None
     assert await _workspace(recent.id) is not None
 
@@ -42,26 +44,29 @@ async def test_maintenance_needs_the_cron_secret(client) -> None:  # type: ignor
 
 
 async def test_maintenance_retries_undelivered_mail(client, outbox) -> None:  # type: ignore[no-untyped-def]
-    """A delivery that failed stays queued; the next maintenance run sends it, but leaves
-    alone what the requests of the last minutes are still delivering."""
-    stale, fresh = f"{new_id()}@example.com", f"{new_id()}@example.com"
+    """A delivery that failed waits for its retry time; the maintenance run after that time
+    sends it, and leaves alone the one whose retry time has not come."""
+    due, later = f"{new_id()}@example.com", f"{new_id()}@example.com"
     async with database.sessionmaker() as db:
-        for to, age in ((stale, timedelta(hours=1)), (fresh, timedelta(seconds=10))):
+        for to, wait in ((due, timedelta(minutes=-1)), (later, timedelta(minutes=5))):
             db.add(
-                OutboxMessage(
-                    kind="email",
-                    payload=mail.Mail(to=[to], subject="Retry me", text="Body").to_payload(),
+                Job(
+                    name="mail.send",
+                    payload=Mail(to=[to], subject="Retry me", text="Body").to_payload(),
+                    status="queued",
                     attempts=1,
                     last_error="SMTP server unreachable",
-                    created_at=clock.now() - age,
+                    run_at=clock.now() + wait,
+                    created_at=clock.now() - timedelta(hours=1),
+                    errors=[],
                 )
             )
         await db.commit()
     response = await client.post("/api/v1/internal/maintenance", headers=CRON)
     assert response.status_code == 200
-    assert response.json()["retriedEmails"] >= 1
-    [message] = read_mails(outbox, stale)
+    assert response.json()["dueJobs"] >= 1
+    [message] = read_mails(outbox, due)
     assert message["Subject"] == "Retry me"
-    assert read_mails(outbox, fresh) == []
+    assert read_mails(outbox, later) == []
     again = await client.post("/api/v1/internal/maintenance", headers=CRON)
-    assert len(read_mails(outbox, stale)) == 1, again.json()
+    assert len(read_mails(outbox, due)) == 1, again.json()

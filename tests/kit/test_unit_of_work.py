@@ -4,15 +4,16 @@ from sqlalchemy import func, select
 from starlette.background import BackgroundTask
 
 from plumbline.db import UnitOfWork, database
-from plumbline.kit import mail
 from plumbline.kit.ids import new_id
-from plumbline.models import OutboxMessage
+from plumbline.kit.mail import Mail
+from plumbline.mail.tasks import queue
+from plumbline.models import Job
 from tests.factories import read_mails
 
 
 async def _outbox_rows(to: str) -> int:
     async with database.sessionmaker() as db:
-        rows = (await db.execute(select(OutboxMessage.payload))).scalars().all()
+        rows = (await db.execute(select(Job.payload).where(Job.name == "mail.send"))).scalars()
         return sum(1 for payload in rows if to in payload["to"])
 
 
@@ -20,13 +21,13 @@ async def test_mail_is_delivered_after_commit(outbox) -> None:  # type: ignore[n
     to = f"{new_id()}@example.com"
     async with database.sessionmaker() as session:
         uow = UnitOfWork(session)
-        mail.queue(uow, mail.Mail(to=[to], subject="Hello", text="Body"))
+        queue(uow, Mail(to=[to], subject="Hello", text="Body"))
         assert read_mails(outbox, to) == []
         await uow.commit()
     [message] = read_mails(outbox, to)
     assert message["Subject"] == "Hello"
     async with database.sessionmaker() as db:
-        sent = await db.execute(select(func.count()).where(OutboxMessage.sent_at.is_not(None)))
+        sent = await db.execute(select(func.count()).where(Job.status == "done"))
         assert sent.scalar_one() >= 1
 
 
@@ -34,7 +35,7 @@ async def test_rolled_back_mail_is_never_sent(outbox) -> None:  # type: ignore[n
     to = f"{new_id()}@example.com"
     async with database.sessionmaker() as session:
         uow = UnitOfWork(session)
-        mail.queue(uow, mail.Mail(to=[to], subject="Never", text="Body"))
+        queue(uow, Mail(to=[to], subject="Never", text="Body"))
         await session.flush()
         await uow.rollback()
     assert read_mails(outbox, to) == []

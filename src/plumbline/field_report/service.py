@@ -38,8 +38,9 @@ from plumbline.field_report.schemas import (
 )
 from plumbline.kit import clock, ratelimit
 from plumbline.kit.ids import new_id
-from plumbline.kit.mail import Attachment, Mail, queue
+from plumbline.kit.mail import Attachment, Mail
 from plumbline.kit.pagination import PageParams
+from plumbline.mail.tasks import queue
 from plumbline.models import FieldReport
 from plumbline.records import hidden_from_client, soft_delete
 

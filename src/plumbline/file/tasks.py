@@ -1,4 +1,5 @@
-"""Housekeeping of stored objects: uploads never completed, and purged workspaces."""
+"""Housekeeping of stored objects: discarded objects, uploads never completed, and purged
+workspaces."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.file.uploads import PENDING, discard
+from plumbline.jobs import task
+from plumbline.jobs.registry import Payload
 from plumbline.kit import clock
 from plumbline.kit.storage import get_storage
 from plumbline.models import Upload
@@ -15,10 +18,20 @@ from plumbline.models import Upload
 STALE_AFTER = timedelta(days=1)
 
 
-async def purge_stale_uploads(db: AsyncSession, older_than: timedelta = STALE_AFTER) -> int:
-    """ "files.purge_stale_uploads": remove uploads that expired ``older_than`` ago without
-    being completed, and any bytes their URL received. Flushes only; the caller commits."""
-    cutoff = clock.now() - older_than
+@task("files.discard")
+async def discard_objects(db: AsyncSession, payload: Payload) -> None:
+    """Objects whose rows a committed request removed (a failure is retried: deleting twice
+    is harmless)."""
+    storage = get_storage()
+    for key in payload["keys"]:
+        await storage.delete(key)
+
+
+@task("files.purge_stale_uploads")
+async def purge_stale_uploads(db: AsyncSession, payload: Payload | None = None) -> int:
+    """Remove uploads that expired a day ago without being completed, and any bytes their URL
+    received. Flushes only; the caller commits."""
+    cutoff = clock.now() - STALE_AFTER
     rows = (
         await db.execute(
             select(Upload.id, Upload.storage_key).where(

@@ -44,6 +44,7 @@ from plumbline.file.errors import (
 )
 from plumbline.file.schemas import CompleteUpload, PresignUpload, UploadPreview
 from plumbline.file.types import check_type, clean_name, near_key, normalize
+from plumbline.jobs import enqueue
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage, safe_name
@@ -153,14 +154,10 @@ async def discard(key: str) -> None:
 
 
 def discard_after_commit(uow: UnitOfWork, keys: Iterable[str]) -> None:
+    """Delete these stored objects once the request commits (the ``files.discard`` job)."""
     pending = list(keys)
-
-    async def run() -> None:
-        for key in pending:
-            await discard(key)
-
     if pending:
-        uow.after_commit(run)
+        enqueue(uow, "files.discard", {"keys": pending})
 
 
 async def verify_and_count(

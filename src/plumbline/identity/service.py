@@ -33,7 +33,7 @@ from plumbline.identity.links import (
     with_query,
 )
 from plumbline.kit import clock, crypto, ratelimit
-from plumbline.kit.mail import queue
+from plumbline.mail.tasks import queue
 from plumbline.models import AuthSession, User, UserToken
 
 VERIFY_EMAIL = "verify_email"

@@ -19,13 +19,12 @@ async def collab_metrics() -> ORJSONResponse:
 
 class MaintenanceResult(BaseModel):
     ok: bool
-    purgedWorkspaces: int
-    purgedUploads: int
-    retriedEmails: int
+    queued: list[str]
+    dueJobs: int
 
 
 @router.post("/maintenance", response_model=MaintenanceResult)
 async def maintenance(uow: UoW) -> ORJSONResponse:
-    """Daily housekeeping: purge deleted workspaces past 30 days and stale uploads, retry
-    undelivered e-mails (sent after the response; ``retriedEmails`` counts them)."""
+    """Daily housekeeping jobs: purge deleted workspaces past 30 days, stale uploads and old
+    finished jobs; without a worker, also run the jobs due for a retry (``dueJobs``)."""
     return ORJSONResponse(await run_maintenance(uow))

@@ -1,4 +1,4 @@
-"""E-mail: queued in the outbox inside the request's transaction, delivered after commit.
+"""E-mail messages and their delivery (queued delivery is the ``mail.send`` job).
 
 Delivery writes ``.eml`` files to ``PLUMBLINE_OUTBOX_DIR`` by default, or sends over SMTP when
 ``PLUMBLINE_SMTP_URL`` is set (``smtp://user:pass@host:port``, ``smtps://`` for TLS).
@@ -12,19 +12,13 @@ import logging
 import smtplib
 import ssl
 from dataclasses import dataclass, field
-from datetime import datetime
 from email.message import EmailMessage
 from email.utils import make_msgid
 from urllib.parse import unquote, urlparse
 
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from plumbline.config import settings
-from plumbline.db import UnitOfWork, database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import OutboxMessage
 
 log = logging.getLogger("plumbline.mail")
 
@@ -114,50 +108,6 @@ def _deliver_sync(message: EmailMessage) -> None:
     log.info("e-mail sent", extra={"to": message["To"], "subject": message["Subject"]})
 
 
-def queue(uow: UnitOfWork, mail: Mail) -> None:
-    """Write the e-mail into the request's transaction; it goes out only if that commits,
-    after the response is sent (so how long delivery takes never shows in a response time)."""
-    row = OutboxMessage(kind="email", payload=mail.to_payload(), created_at=clock.now())
-    uow.session.add(row)
-    uow.after_response(lambda: deliver_pending([row.id]))
-
-
-async def undelivered(db: AsyncSession, queued_before: datetime, limit: int = 500) -> list[str]:
-    """Ids of the e-mails queued before that time and not sent yet (failed deliveries)."""
-    query = (
-        select(OutboxMessage.id)
-        .where(
-            OutboxMessage.sent_at.is_(None),
-            OutboxMessage.kind == "email",
-            OutboxMessage.created_at < queued_before,
-        )
-        .order_by(OutboxMessage.id)
-        .limit(limit)
-    )
-    return list((await db.execute(query)).scalars().all())
-
-
-async def deliver_pending(ids: list[str]) -> int:
-    """Deliver these outbox e-mails unless already sent; failures stay queued for the next
-    retry (``POST /internal/maintenance``). Uses its own session: call it after the commit."""
-    sent = 0
-    async with database.sessionmaker() as session:
-        query = select(OutboxMessage).where(
-            OutboxMessage.id.in_(ids),
-            OutboxMessage.sent_at.is_(None),
-            OutboxMessage.kind == "email",
-        )
-        rows = (await session.execute(query.order_by(OutboxMessage.id).limit(500))).scalars().all()
-        for row in rows:
-            try:
-                await asyncio.to_thread(
-                    _deliver_sync, build_message(Mail.from_payload(row.payload))
-                )
-                row.sent_at = clock.now()
-                sent += 1
-            except Exception as exc:  # any failure leaves it queued
-                row.attempts += 1
-                row.last_error = str(exc)[:2000]
-                log.warning("e-mail delivery failed", extra={"outboxId": row.id, "error": str(exc)})
-        await session.commit()
-    return sent
+async def deliver(mail: Mail) -> None:
+    """Send now (in a thread: ``smtplib`` blocks). Queued delivery is the ``mail.send`` job."""
+    await asyncio.to_thread(_deliver_sync, build_message(mail))

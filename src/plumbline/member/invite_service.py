@@ -15,8 +15,9 @@ from plumbline.config import settings
 from plumbline.db import UnitOfWork
 from plumbline.errors import NotFound
 from plumbline.kit import clock, crypto
-from plumbline.kit.mail import Mail, queue
+from plumbline.kit.mail import Mail
 from plumbline.kit.pagination import PageParams
+from plumbline.mail.tasks import queue
 from plumbline.member import repository
 from plumbline.member.errors import AlreadyMember, DuplicateInvite, InviteNotPending
 from plumbline.member.schemas import EmailInviteCreate, EmailInviteUpdate, InviteCreate

@@ -13,8 +13,8 @@ from plumbline.models.file import (
     ViewerState,
 )
 from plumbline.models.issue import Issue, IssueComment
+from plumbline.models.job import Job
 from plumbline.models.notification import Notification
-from plumbline.models.outbox import OutboxMessage
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
@@ -35,9 +35,9 @@ __all__ = [
     "Invite",
     "Issue",
     "IssueComment",
+    "Job",
     "Membership",
     "Notification",
-    "OutboxMessage",
     "Project",
     "ProjectCounter",
     "ProjectMember",

@@ -12,9 +12,11 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.kit import clock, mail
+from plumbline.kit import clock
 from plumbline.kit.ids import new_id
+from plumbline.kit.mail import Mail
 from plumbline.kit.pagination import PageParams
+from plumbline.mail.tasks import queue
 from plumbline.models import Notification
 from plumbline.notification import repository as repo
 
@@ -113,7 +115,7 @@ class NotificationService:
                 f"Hello {person.name},\n\n{by} assigned you {what} on {ctx.project.name}:"
                 f"\n\n{record_title}\n\n{link}\n"
             )
-            mail.queue(uow, mail.Mail(to=[person.email], subject=subject, text=text))
+            queue(uow, Mail(to=[person.email], subject=subject, text=text))
         return recipients
 
     async def list_for(

@@ -1,0 +1,11 @@
+"""Background jobs: queued in the request's transaction, run once it commits.
+
+``enqueue(uow, "mail.send", payload)`` writes a row of ``jobs``; a domain registers the
+handler in its ``tasks.py`` with ``@task("mail.send")``. With ``PLUMBLINE_JOBS=inline`` (the
+default) the server runs a request's jobs after sending its response; with ``worker``,
+``plumbline worker`` processes claim them (``FOR UPDATE SKIP LOCKED`` on PostgreSQL).
+"""
+
+from plumbline.jobs.registry import enqueue, task
+
+__all__ = ["enqueue", "task"]
