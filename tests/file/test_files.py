@@ -351,7 +351,8 @@ async def test_clients_read_files_only_when_drawings_are_shown(client, world):
     refused = await client.get(
         f"/api/v1/files/{result['id']}/content", headers=hidden_client.headers
     )
-    assert refused.status_code == 403
+    # a file the project does not show clients is hidden, like their unshared records
+    assert refused.status_code == 404
     shown = await create_project(
         world.workspace, name="Shown", client_visibility={"showDrawings": True}
     )

@@ -194,7 +194,8 @@ async def test_viewer_state_access_failures(client, world, version):
         external_role="CLIENT",
         project_ids=[world.project.id],
     )
-    assert (await client.get(state_url(version.id), headers=client_user.headers)).status_code == 403
+    # the project does not show clients its drawings: the version is hidden
+    assert (await client.get(state_url(version.id), headers=client_user.headers)).status_code == 404
 
 
 async def test_api_keys_read_with_files_read_only(client, world, version):

@@ -86,7 +86,9 @@ class AuditService:
         statement (``repository.with_entry``)."""
         principal = fields.get("principal")
         actor = fields.get("actor")
-        if principal is not None:
+        if principal is not None and principal.token is not None:
+            actor = "public"
+        elif principal is not None:
             actor = "key" if principal.api_key is not None else "user"
         return {
             "id": new_id(),

@@ -1,17 +1,36 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from plumbline.models import ApiKey, AuthSession, User
 
 
+@dataclass(frozen=True)
+class TokenGrant:
+    """What a public token opens (``auth.public_token``): its purpose, workspace, project and
+    the row it names, with the rows its lookup loaded for the route."""
+
+    purpose: str
+    token_hash: str
+    workspace_id: str
+    project_id: str | None
+    subject_id: str
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+    used_at: datetime | None = None  # single-use tokens (e-mail invites)
+    rows: tuple[Any, ...] = ()
+
+
 @dataclass
 class Principal:
-    """The authenticated caller: a signed-in user or a project API key."""
+    """The authenticated caller: a signed-in user, a project API key or a public token."""
 
     user: User | None = None
     session: AuthSession | None = None
     api_key: ApiKey | None = None
+    token: TokenGrant | None = None
 
     @property
     def user_id(self) -> str | None:
@@ -20,6 +39,11 @@ class Principal:
     @property
     def key_id(self) -> str | None:
         return self.api_key.id if self.api_key else None
+
+    def require_token(self) -> TokenGrant:
+        if self.token is None:
+            raise RuntimeError("this route declared a public-token principal")
+        return self.token
 
     def require_user(self) -> User:
         if self.user is None:

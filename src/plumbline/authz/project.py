@@ -1,4 +1,7 @@
-"""Project access: load a project within what the caller may see, then check what they may do."""
+"""Project access: load a project within what the caller may see, then check what they may do.
+
+Every route that touches a project, a file or a file version decides through here (files and
+versions in ``authz.files``); the statements are in ``authz.repository``."""
 
 from __future__ import annotations
 
@@ -6,11 +9,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from fastapi import Request
-from sqlalchemy import and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.deps import (
-    KEY_BY_HASH,
     api_key_header,
     key_principal,
     principal_dependency,
@@ -21,13 +22,13 @@ from plumbline.auth.deps import (
     user_with,
 )
 from plumbline.auth.principal import Principal
-from plumbline.auth.session import LIVE_SESSION
+from plumbline.authz import repository
 from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Role, permissions_for
 from plumbline.authz.plans import Feature, require_feature
 from plumbline.db import uow_of
 from plumbline.errors import Forbidden, NotFound
 from plumbline.kit import crypto
-from plumbline.models import ApiKey, Membership, Project, ProjectMember, User, Workspace
+from plumbline.models import Membership, Project, Workspace
 
 # What a key may do inside its scopes: the record work of a manager, never administration.
 API_KEY_PERMISSIONS = ROLE_PERMISSIONS[Role.MANAGER] - {Permission.PROJECT_CREATE}
@@ -95,36 +96,6 @@ class ProjectContext:
             )
 
 
-# Statements built once (see auth.session.LIVE_SESSION), parameter ``project_id``.
-_LIVE_PROJECT = and_(Project.id == bindparam("project_id"), Project.deleted_at.is_(None))
-_LIVE_WORKSPACE = and_(Workspace.id == Project.workspace_id, Workspace.deleted_at.is_(None))
-# The key (``key_hash``) with the live project and its live workspace (None, None when absent).
-KEY_PROJECT = (
-    KEY_BY_HASH.add_columns(Project, Workspace)
-    .outerjoin_from(ApiKey, Project, _LIVE_PROJECT)
-    .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
-)
-# The session and its user with the live project, its live workspace, the user's membership of
-# it and their named access to the project (id, role); None where there is none.
-SESSION_ACCESS = (
-    LIVE_SESSION.add_columns(
-        Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role
-    )
-    .outerjoin_from(User, Project, _LIVE_PROJECT)
-    .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
-    .outerjoin_from(
-        Workspace,
-        Membership,
-        and_(Membership.workspace_id == Workspace.id, Membership.user_id == User.id),
-    )
-    .outerjoin_from(
-        Project,
-        ProjectMember,
-        and_(ProjectMember.project_id == Project.id, ProjectMember.user_id == User.id),
-    )
-)
-
-
 def _key_context(
     principal: Principal, project: Project | None, workspace: Workspace | None
 ) -> ProjectContext:
@@ -164,41 +135,28 @@ async def load_project(db: AsyncSession, principal: Principal, project_id: str) 
     """The project as the caller sees it: 404 when absent or not visible to them."""
     if principal.api_key is not None:
         require_key_project(principal, project_id)
-        row = (
-            await db.execute(
-                select(Project, Workspace)
-                .join(Workspace, Workspace.id == Project.workspace_id)
-                .where(
-                    Project.id == project_id,
-                    Project.deleted_at.is_(None),
-                    Workspace.deleted_at.is_(None),
-                )
-            )
-        ).first()
+        row = await repository.key_access(db, project_id)
         return _key_context(principal, *(row or (None, None)))
-    user_id = principal.user_id
-    found = (
-        await db.execute(
-            select(Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role)
-            .join(Workspace, Workspace.id == Project.workspace_id)
-            .join(
-                Membership,
-                and_(
-                    Membership.workspace_id == Project.workspace_id, Membership.user_id == user_id
-                ),
-            )
-            .outerjoin(
-                ProjectMember,
-                and_(ProjectMember.project_id == Project.id, ProjectMember.user_id == user_id),
-            )
-            .where(
-                Project.id == project_id,
-                Project.deleted_at.is_(None),
-                Workspace.deleted_at.is_(None),
-            )
-        )
-    ).first()
+    found = await repository.member_access(db, principal.require_user().id, project_id)
     return _member_context(principal, *(found or (None, None, None, None, None)))
+
+
+def check_access(
+    ctx: ProjectContext,
+    *,
+    scope: str | None,
+    module: str | None,
+    feature: Feature | None,
+    write: bool,
+) -> None:
+    """What follows the project's visibility, in this order: the key's scope, the module
+    switch, the plan."""
+    if scope is not None:
+        require_scope(ctx.principal, scope)
+    if module is not None:
+        ctx.require_module(module)
+    if feature is not None:
+        require_feature(ctx.workspace, feature, write=write)
 
 
 def project_access(
@@ -221,23 +179,19 @@ def project_access(
             if scope is None:
                 raise Forbidden("API keys cannot be used for this action", code="API_KEY_PROJECT")
             params = {"key_hash": crypto.sha256_hex(key), "project_id": projectId}
-            found = (await uow_of(request).session.execute(KEY_PROJECT, params)).first()
+            found = (await uow_of(request).session.execute(repository.KEY_PROJECT, params)).first()
             api_key, project, workspace = found or (None, None, None)
             principal = await key_principal(request, api_key)
             require_key_project(principal, projectId)
             ctx = _key_context(principal, project, workspace)
         else:
             principal, row = await user_with(
-                request, SESSION_ACCESS, {"project_id": projectId}, verified=True
+                request, repository.SESSION_ACCESS, {"project_id": projectId}, verified=True
             )
             _, _, project, workspace, membership, named, project_role = row
             ctx = _member_context(principal, project, workspace, membership, named, project_role)
-        if scope is not None:
-            require_scope(principal, scope)
-        if module is not None:
-            ctx.require_module(module)
-        if feature is not None:
-            require_feature(ctx.workspace, feature, write=request.method not in ("GET", "HEAD"))
+        write = request.method not in ("GET", "HEAD")
+        check_access(ctx, scope=scope, module=module, feature=feature, write=write)
         ctx.require(permission)
         return ctx
 

@@ -15,13 +15,12 @@ from fastapi import Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit, diff
-from plumbline.auth.principal import Principal
+from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden, NotFound, ValidationFailed
 from plumbline.file import repository
-from plumbline.file.auth import can, load_file, require
 from plumbline.file.errors import FileLocked, NameTaken
 from plumbline.file.schemas import FileUpdate
 from plumbline.file.types import check_type, clean_name, normalize
@@ -31,6 +30,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.http import object_response
 from plumbline.models import File, FileVersion
+from plumbline.viewer import repository as lock_repository
 
 READ_URL_TTL = timedelta(hours=1)
 
@@ -65,7 +65,7 @@ def opened_dict(file: File, version: FileVersion) -> dict[str, Any]:
 
 
 async def _refuse_locked(db: AsyncSession, ctx: ProjectContext, version_ids: Sequence[str]) -> None:
-    lock = await repository.lock_held_by_other(db, version_ids, ctx.user_id, clock.now())
+    lock = await lock_repository.lock_held_by_other(db, version_ids, ctx.user_id, clock.now())
     if lock is not None:
         raise FileLocked(
             fileVersionId=lock.file_version_id,
@@ -235,27 +235,19 @@ class FileService:
     ) -> dict[str, Any]:
         return await self._open(db, await self._file(db, ctx, file_id))
 
-    async def open(self, db: AsyncSession, principal: Principal, file_id: str) -> dict[str, Any]:
-        file, _ = await load_file(
-            db, principal, file_id, Permission.FILES_READ, scope="files:read", write=False
-        )
+    async def open(self, db: AsyncSession, file: File) -> dict[str, Any]:
         return await self._open(db, file)
 
-    async def _version(
-        self, db: AsyncSession, principal: Principal, file_id: str, version: int | None
-    ) -> tuple[File, FileVersion]:
-        file, _ = await load_file(
-            db, principal, file_id, Permission.FILES_READ, scope="files:read", write=False
-        )
+    async def _version(self, db: AsyncSession, file: File, version: int | None) -> FileVersion:
         found = await repository.get_version(db, file.id, version)
         if found is None:
             raise NotFound("Version not found")
-        return file, found
+        return found
 
     async def presign_read(
-        self, db: AsyncSession, principal: Principal, file_id: str, version: int | None
+        self, db: AsyncSession, file: File, version: int | None
     ) -> dict[str, Any]:
-        file, found = await self._version(db, principal, file_id, version)
+        found = await self._version(db, file, version)
         url = await get_storage().presign_get(
             found.storage_key,
             expires_in=READ_URL_TTL,
@@ -268,11 +260,10 @@ class FileService:
         self,
         request: Request,
         db: AsyncSession,
-        principal: Principal,
-        file_id: str,
+        file: File,
         version: int | None,
     ) -> Response:
-        file, found = await self._version(db, principal, file_id, version)
+        found = await self._version(db, file, version)
         storage = get_storage()
         size = await storage.head(found.storage_key)
         if size is None:
@@ -287,12 +278,7 @@ class FileService:
             filename=file.name,
         )
 
-    async def resolved_revision(
-        self, db: AsyncSession, principal: Principal, file_id: str
-    ) -> dict[str, Any]:
-        file, _ = await load_file(
-            db, principal, file_id, Permission.FILES_READ, scope="files:read", write=False
-        )
+    async def resolved_revision(self, db: AsyncSession, file: File) -> dict[str, Any]:
         versions = await repository.live_versions(db, file.id)
         if not versions:
             raise NotFound("File has no versions")

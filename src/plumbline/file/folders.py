@@ -21,12 +21,12 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit, created, diff
+from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden, NotFound
 from plumbline.file import repository
-from plumbline.file.auth import can, require
 from plumbline.file.errors import FolderCycle, FolderNotEmpty, NameTaken
 from plumbline.file.files import remove_files
 from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderUpdate

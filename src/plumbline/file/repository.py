@@ -10,7 +10,7 @@ from sqlalchemy import CursorResult, Select, and_, case, delete, exists, func, o
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Attachment, File, FileLock, FileVersion, Folder, Upload, Workspace
+from plumbline.models import Attachment, File, FileVersion, Folder, Upload, Workspace
 
 AnySelect = Select[*tuple[Any, ...]]
 
@@ -271,19 +271,6 @@ async def soft_delete(
             .values(deleted_at=now)
             .execution_options(synchronize_session="fetch")
         )
-
-
-async def lock_held_by_other(
-    db: AsyncSession, version_ids: Sequence[str], user_id: str | None, now: datetime
-) -> FileLock | None:
-    if not version_ids:
-        return None
-    query = select(FileLock).where(
-        FileLock.file_version_id.in_(version_ids), FileLock.expires_at > now
-    )
-    if user_id is not None:
-        query = query.where(FileLock.locked_by != user_id)
-    return (await db.execute(query.limit(1))).scalar_one_or_none()
 
 
 # ---- uploads and storage usage

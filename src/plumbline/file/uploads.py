@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit, created
 from plumbline.auth.principal import Principal
+from plumbline.authz.files import named_project_access
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import storage_quota
 from plumbline.authz.project import ProjectContext
@@ -33,7 +34,6 @@ from plumbline.errors import (
     ValidationFailed,
 )
 from plumbline.file import repository
-from plumbline.file.auth import file_context
 from plumbline.file.errors import (
     ChecksumMismatch,
     FileDeleted,
@@ -270,9 +270,7 @@ class UploadService:
     async def presign(
         self, db: AsyncSession, principal: Principal, body: PresignUpload
     ) -> dict[str, Any]:
-        ctx = await file_context(
-            db, principal, body.project_id, Permission.FILES_UPLOAD, scope="files:write", write=True
-        )
+        ctx = await named_project_access(db, principal, body.project_id, Permission.FILES_UPLOAD)
         name = clean_name(body.file_name)
         if not name:
             raise ValidationFailed(
@@ -317,14 +315,7 @@ class UploadService:
         upload = await repository.get_upload(db, body.upload_id, "file")
         if upload is None or upload.project_id is None or not same_caller(upload, principal):
             raise NotFound("Upload not found")
-        ctx = await file_context(
-            db,
-            principal,
-            upload.project_id,
-            Permission.FILES_UPLOAD,
-            scope="files:write",
-            write=True,
-        )
+        ctx = await named_project_access(db, principal, upload.project_id, Permission.FILES_UPLOAD)
         done = await begin_completion(db, upload)
         if done is not None:
             return done

@@ -6,7 +6,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.auth.principal import Principal
+from plumbline.auth.principal import Principal, TokenGrant
+from plumbline.auth.public_token import TokenPurpose, resolve_token
 from plumbline.errors import Expired, Forbidden, NotFound
 from plumbline.kit import clock, crypto
 from plumbline.member import repository
@@ -16,25 +17,65 @@ from plumbline.models import EmailInvite, Invite, Workspace
 from plumbline.notification.service import notification
 
 NOT_FOUND = "This invite does not exist or was revoked"
+EXPIRED = "This invite has expired"
+ACCEPTED = "This invite has already been accepted"
+
+
+async def _link_grant(db: AsyncSession, token_hash: str) -> TokenGrant | None:
+    found = await repository.invite_by_token_hash(db, token_hash)
+    if found is None:
+        return None
+    invite, workspace = found
+    return TokenGrant(
+        purpose="invite",
+        token_hash=invite.token_hash,
+        workspace_id=workspace.id,
+        project_id=None,
+        subject_id=invite.id,
+        expires_at=invite.expires_at,
+        revoked_at=invite.revoked_at,
+        rows=(invite, workspace),
+    )
+
+
+async def _email_grant(db: AsyncSession, token_hash: str) -> TokenGrant | None:
+    found = await repository.email_invite_by_token_hash(db, token_hash)
+    if found is None:
+        return None
+    invite, workspace = found
+    return TokenGrant(
+        purpose="email-invite",
+        token_hash=invite.token_hash,
+        workspace_id=workspace.id,
+        project_id=None,
+        subject_id=invite.id,
+        expires_at=invite.expires_at,
+        revoked_at=invite.revoked_at,
+        used_at=invite.accepted_at,
+        rows=(invite, workspace),
+    )
+
+
+INVITE_LINK = TokenPurpose("invite", _link_grant, unknown=NOT_FOUND, expired=EXPIRED)
+EMAIL_INVITE = TokenPurpose(
+    "email-invite", _email_grant, unknown=NOT_FOUND, expired=EXPIRED, used=ACCEPTED
+)
 
 
 def _check_live(invite: Invite | EmailInvite) -> None:
     if invite.revoked_at is not None:
         raise NotFound(NOT_FOUND)
     if invite.expires_at <= clock.now():
-        raise Expired("This invite has expired")
+        raise Expired(EXPIRED)
 
 
 class InviteTokenService:
     async def _link(self, db: AsyncSession, token: str) -> tuple[Invite, Workspace]:
-        found = await repository.invite_by_token_hash(db, crypto.sha256_hex(token))
-        if found is None:
-            raise NotFound(NOT_FOUND)
-        _check_live(found[0])
-        return found
+        invite, workspace = (await resolve_token(db, INVITE_LINK, token)).require_token().rows
+        return invite, workspace
 
-    async def preview_link(self, db: AsyncSession, token: str) -> dict[str, Any]:
-        invite, workspace = await self._link(db, token)
+    def preview_link(self, principal: Principal) -> dict[str, Any]:
+        invite, workspace = principal.require_token().rows
         return {
             "workspaceName": workspace.name,
             "role": invite.role,
@@ -64,11 +105,8 @@ class InviteTokenService:
             raise NotFound(NOT_FOUND)
         return found
 
-    async def preview_email(self, db: AsyncSession, token: str) -> dict[str, Any]:
-        invite, workspace = await self._email(db, token)
-        if invite.accepted_at is not None:
-            raise InviteNotPending("This invite has already been accepted")
-        _check_live(invite)
+    def preview_email(self, principal: Principal) -> dict[str, Any]:
+        invite, workspace = principal.require_token().rows
         return {
             "workspaceName": workspace.name,
             "role": invite.role,
@@ -87,7 +125,7 @@ class InviteTokenService:
         if invite.accepted_at is not None:
             if invite.accepted_by == user.id and existing is not None:
                 return {"workspaceId": workspace.id, "role": existing.role}
-            raise InviteNotPending("This invite has already been accepted")
+            raise InviteNotPending(ACCEPTED)
         _check_live(invite)
         if user.email.strip().lower() != invite.email.lower():
             raise Forbidden("This invite was sent to another e-mail address")

@@ -1,7 +1,8 @@
-from plumbline.auth.deps import CurrentUserUnverified, Public
+from plumbline.auth.deps import CurrentUserUnverified
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import ErrorBody
+from plumbline.portal.auth import EmailInviteToken, InviteLinkToken
 from plumbline.portal.invite_schemas import EmailInvitePreview, InviteAccepted, InvitePreview
 from plumbline.portal.invite_service import invite_tokens
 from plumbline.routing import make_router
@@ -15,12 +16,10 @@ USED: dict[int | str, dict[str, object]] = {
 }
 
 
-@router.get(
-    "/invites/{token}", response_model=InvitePreview, responses=EXPIRED, dependencies=[Public]
-)
-async def preview_invite(token: str, db: DB) -> ORJSONResponse:
+@router.get("/invites/{token}", response_model=InvitePreview, responses=EXPIRED)
+async def preview_invite(principal: InviteLinkToken) -> ORJSONResponse:
     """What an invite link offers: the workspace and the role."""
-    return ORJSONResponse(await invite_tokens.preview_link(db, token))
+    return ORJSONResponse(invite_tokens.preview_link(principal))
 
 
 @router.post("/invites/{token}/accept", response_model=InviteAccepted, responses=EXPIRED)
@@ -33,11 +32,10 @@ async def accept_invite(token: str, principal: CurrentUserUnverified, db: DB) ->
     "/email-invites/{token}",
     response_model=EmailInvitePreview,
     responses={**EXPIRED, **USED},
-    dependencies=[Public],
 )
-async def preview_email_invite(token: str, db: DB) -> ORJSONResponse:
+async def preview_email_invite(principal: EmailInviteToken) -> ORJSONResponse:
     """What an e-mail invite offers: the workspace, role, address and kind."""
-    return ORJSONResponse(await invite_tokens.preview_email(db, token))
+    return ORJSONResponse(invite_tokens.preview_email(principal))
 
 
 @router.post("/email-invites/{token}/accept", response_model=InviteAccepted, responses=EXPIRED)

@@ -1,11 +1,11 @@
 from fastapi import Query
 from fastapi.responses import StreamingResponse
 
-from plumbline.auth.deps import CurrentUser, UserOrApiKey
 from plumbline.db import DB, UoW
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.routing import make_router
+from plumbline.viewer.auth import CanReadViewerState, CanViewVersion, CanWriteVersion
 from plumbline.viewer.schemas import (
     ConnectionRef,
     Heartbeat,
@@ -28,36 +28,33 @@ SSE_DESCRIPTION = (
 
 @router.post("/files/{fileVersionId}/lock", response_model=LockRead)
 async def lock_version(
-    fileVersionId: str,
-    principal: CurrentUser,
+    access: CanWriteVersion,
     uow: UoW,
     force: bool = Query(False, description="MANAGER+: take over someone else's lock"),
 ) -> ORJSONResponse:
     """Lock a file version for 5 minutes, or renew your own lock."""
-    return ORJSONResponse(await locks.acquire(uow, principal, fileVersionId, force=force))
+    return ORJSONResponse(await locks.acquire(uow, access, force=force))
 
 
 @router.delete("/files/{fileVersionId}/lock", response_model=Ok)
-async def unlock_version(fileVersionId: str, principal: CurrentUser, uow: UoW) -> ORJSONResponse:
+async def unlock_version(access: CanWriteVersion, uow: UoW) -> ORJSONResponse:
     """Release the lock (its holder, or MANAGER+); no live lock is already released."""
-    await locks.release(uow, principal, fileVersionId)
+    await locks.release(uow, access)
     return ORJSONResponse({"ok": True})
 
 
 @router.get("/file-versions/{fileVersionId}/viewer-state", response_model=ViewerStateRead)
-async def read_viewer_state(fileVersionId: str, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
+async def read_viewer_state(access: CanReadViewerState, db: DB) -> ORJSONResponse:
     """The version's markups and their revision (0 and {} before the first save)."""
-    return ORJSONResponse(await viewer_states.read(db, principal, fileVersionId))
+    return ORJSONResponse(await viewer_states.read(db, access))
 
 
 @router.put("/file-versions/{fileVersionId}/viewer-state", response_model=RevisionRead)
 async def save_viewer_state(
-    fileVersionId: str, body: ViewerStateWrite, principal: CurrentUser, uow: UoW
+    body: ViewerStateWrite, access: CanWriteVersion, uow: UoW
 ) -> ORJSONResponse:
     """Save the markups if nobody saved since baseRevision (409 with the current state)."""
-    result = await viewer_states.save(
-        uow, principal, fileVersionId, body.viewer_state, body.base_revision
-    )
+    result = await viewer_states.save(uow, access, body.viewer_state, body.base_revision)
     return ORJSONResponse(result)
 
 
@@ -66,34 +63,30 @@ async def save_viewer_state(
     response_class=StreamingResponse,
     responses={200: {"description": SSE_DESCRIPTION, "content": {"text/event-stream": {}}}},
 )
-async def collab_events(fileVersionId: str, principal: CurrentUser, db: DB) -> StreamingResponse:
+async def collab_events(access: CanViewVersion) -> StreamingResponse:
     """Join the version's live co-viewing session as a Server-Sent Events stream."""
-    body, headers = await collab.connect(db, principal, fileVersionId)
+    body, headers = await collab.connect(access)
     return StreamingResponse(
         body, media_type="text/event-stream", headers={**SSE_HEADERS, **headers}
     )
 
 
 @router.post("/file-versions/{fileVersionId}/viewer-collab/heartbeat", response_model=Ok)
-async def collab_heartbeat(
-    fileVersionId: str, body: Heartbeat, principal: CurrentUser, db: DB
-) -> ORJSONResponse:
+async def collab_heartbeat(body: Heartbeat, access: CanViewVersion) -> ORJSONResponse:
     """Keep your connection in presence (and share the page you are on)."""
-    await collab.heartbeat(db, principal, fileVersionId, body.connection_id, body.page_index)
+    await collab.heartbeat(access, body.connection_id, body.page_index)
     return ORJSONResponse({"ok": True})
 
 
 @router.post("/file-versions/{fileVersionId}/viewer-collab/leave", response_model=Ok)
-async def collab_leave(
-    fileVersionId: str, body: ConnectionRef, principal: CurrentUser, db: DB
-) -> ORJSONResponse:
+async def collab_leave(body: ConnectionRef, access: CanViewVersion) -> ORJSONResponse:
     """Leave the session; your stream for that connection ends."""
-    await collab.leave(db, principal, fileVersionId, body.connection_id)
+    await collab.leave(access, body.connection_id)
     return ORJSONResponse({"ok": True})
 
 
 @router.post("/file-versions/{fileVersionId}/viewer-collab/end-session", response_model=Ok)
-async def collab_end_session(fileVersionId: str, principal: CurrentUser, db: DB) -> ORJSONResponse:
+async def collab_end_session(access: CanWriteVersion) -> ORJSONResponse:
     """End the session for everyone (host only)."""
-    await collab.end_session(db, principal, fileVersionId)
+    await collab.end_session(access)
     return ORJSONResponse({"ok": True})

@@ -1,10 +1,6 @@
 from plumbline.errors import Conflict, Forbidden, NotFound
 
 
-class FileVersionNotFound(NotFound):
-    message = "File version not found"
-
-
 class LockHeld(Conflict):
     code = "LOCKED"
     message = "This file version is locked by another user"

@@ -1,8 +1,10 @@
-"""Queries of locks and viewer state. Writes are single conditional statements, so two
+"""Queries of file-version locks (for the viewer and the file module's deletes) and of viewer
+state. Writes are single conditional statements, so two
 concurrent requests cannot both win (the database arbitrates, not the application)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -10,7 +12,7 @@ from sqlalchemy import CursorResult, Insert, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.models import File, FileLock, FileVersion, ViewerState
+from plumbline.models import FileLock, ViewerState
 
 
 def _insert_ignoring_conflict(db: AsyncSession, model: Any, values: dict[str, Any]) -> Insert:
@@ -27,21 +29,6 @@ async def _rowcount(db: AsyncSession, statement: Any) -> int:
     return result.rowcount
 
 
-async def get_version(db: AsyncSession, version_id: str) -> FileVersion | None:
-    """A live version of a live file (project visibility is checked by the caller)."""
-    return (
-        await db.execute(
-            select(FileVersion)
-            .join(File, File.id == FileVersion.file_id)
-            .where(
-                FileVersion.id == version_id,
-                FileVersion.deleted_at.is_(None),
-                File.deleted_at.is_(None),
-            )
-        )
-    ).scalar_one_or_none()
-
-
 async def get_lock(db: AsyncSession, version_id: str) -> tuple[str, datetime, datetime] | None:
     """``(locked_by, locked_at, expires_at)`` of the lock row, expired or not."""
     row = (
@@ -52,6 +39,20 @@ async def get_lock(db: AsyncSession, version_id: str) -> tuple[str, datetime, da
         )
     ).first()
     return None if row is None else (row.locked_by, row.locked_at, row.expires_at)
+
+
+async def lock_held_by_other(
+    db: AsyncSession, version_ids: Sequence[str], user_id: str | None, now: datetime
+) -> FileLock | None:
+    """A live lock on one of ``version_ids`` held by someone other than ``user_id``."""
+    if not version_ids:
+        return None
+    query = select(FileLock).where(
+        FileLock.file_version_id.in_(version_ids), FileLock.expires_at > now
+    )
+    if user_id is not None:
+        query = query.where(FileLock.locked_by != user_id)
+    return (await db.execute(query.limit(1))).scalar_one_or_none()
 
 
 async def renew_lock(

@@ -1,68 +1,25 @@
-"""Locks and viewer state of a file version, and the access checks of every viewer route."""
+"""Locks, viewer state and co-viewing of a file version (access: ``plumbline.viewer.auth``)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit
-from plumbline.auth.deps import require_scope
 from plumbline.auth.principal import Principal
+from plumbline.authz.files import VersionAccess, require
 from plumbline.authz.permissions import Permission
-from plumbline.authz.plans import Feature, require_feature
-from plumbline.authz.project import ProjectContext, load_project
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound
 from plumbline.kit import clock, ratelimit
-from plumbline.models import FileVersion
 from plumbline.viewer import repository
 from plumbline.viewer.collab import Viewer, hub, publish_to_version
-from plumbline.viewer.errors import FileVersionNotFound, LockHeld, RevisionConflict
+from plumbline.viewer.errors import LockHeld, RevisionConflict
 
 LOCK_TTL = timedelta(minutes=5)
 LOCK_ATTEMPTS = 3
-
-
-@dataclass
-class VersionAccess:
-    version: FileVersion
-    ctx: ProjectContext
-
-    @property
-    def user_id(self) -> str:
-        return self.ctx.principal.require_user().id
-
-
-async def version_access(
-    db: AsyncSession,
-    principal: Principal,
-    file_version_id: str,
-    permission: Permission,
-    *,
-    write: bool,
-    scope: str | None = None,
-) -> VersionAccess:
-    """The version if its project is visible to the caller (404 otherwise), then the files
-    module, the plan and the permission, in that order."""
-    version = await repository.get_version(db, file_version_id)
-    if version is None:
-        raise FileVersionNotFound()
-    if principal.api_key is not None and principal.api_key.project_id != version.project_id:
-        raise FileVersionNotFound()
-    try:
-        ctx = await load_project(db, principal, version.project_id)
-    except NotFound:
-        raise FileVersionNotFound() from None
-    if scope is not None:
-        require_scope(principal, scope)
-    ctx.require_module("files")
-    require_feature(ctx.workspace, Feature.FILES, write=write)
-    ctx.require(permission)
-    return VersionAccess(version, ctx)
 
 
 def _lock_body(file_version_id: str, lock: tuple[str, Any, Any]) -> dict[str, Any]:
@@ -92,17 +49,15 @@ async def _audit(
 
 class LockService:
     async def acquire(
-        self, uow: UnitOfWork, principal: Principal, file_version_id: str, *, force: bool
+        self, uow: UnitOfWork, access: VersionAccess, *, force: bool
     ) -> dict[str, Any]:
         """Take or renew the 5-minute lock; someone else's live lock is 409 unless a manager
         forces it (audited). Each step is one conditional statement, so of two concurrent
         callers exactly one wins."""
         db = uow.session
-        access = await version_access(
-            db, principal, file_version_id, Permission.FILES_UPLOAD, write=True
-        )
+        file_version_id = access.version.id
         if force:
-            access.ctx.require(Permission.FILES_MANAGE)
+            require(access.ctx, Permission.FILES_MANAGE)
         user_id = access.user_id
         now = clock.now()
         expires_at = now + LOCK_TTL
@@ -133,12 +88,10 @@ class LockService:
         )
         return _lock_body(file_version_id, lock)
 
-    async def release(self, uow: UnitOfWork, principal: Principal, file_version_id: str) -> None:
+    async def release(self, uow: UnitOfWork, access: VersionAccess) -> None:
         """The holder or a manager removes the lock; no live lock is already the wanted state."""
         db = uow.session
-        access = await version_access(
-            db, principal, file_version_id, Permission.FILES_UPLOAD, write=True
-        )
+        file_version_id = access.version.id
         lock = await repository.get_lock(db, file_version_id)
         if lock is None:
             return
@@ -147,7 +100,7 @@ class LockService:
             await repository.delete_lock(db, file_version_id, holder)
             return
         if holder != access.user_id:
-            access.ctx.require(Permission.FILES_MANAGE)
+            require(access.ctx, Permission.FILES_MANAGE)
         if await repository.delete_lock(db, file_version_id, holder):
             await _audit(db, access, "file.unlocked", {"lockedBy": [holder, None]})
             uow.after_commit(
@@ -161,36 +114,28 @@ class LockService:
     ) -> None:
         """409 LOCKED when someone other than ``user_id`` holds a live lock on the version
         (for writes to a version: markups here, deletes in the file module)."""
-        lock = await repository.get_lock(db, file_version_id)
-        if lock is not None and lock[2] > clock.now() and lock[0] != user_id:
-            raise LockHeld(lockedBy=lock[0], expiresAt=clock.iso(lock[2]))
+        lock = await repository.lock_held_by_other(db, [file_version_id], user_id, clock.now())
+        if lock is not None:
+            raise LockHeld(lockedBy=lock.locked_by, expiresAt=clock.iso(lock.expires_at))
 
 
 class ViewerStateService:
-    async def read(
-        self, db: AsyncSession, principal: Principal, file_version_id: str
-    ) -> dict[str, Any]:
-        await version_access(
-            db, principal, file_version_id, Permission.FILES_READ, write=False, scope="files:read"
-        )
-        found = await repository.get_state(db, file_version_id)
+    async def read(self, db: AsyncSession, access: VersionAccess) -> dict[str, Any]:
+        found = await repository.get_state(db, access.version.id)
         state, revision = found if found is not None else ({}, 0)
         return {"viewerState": state, "revision": revision}
 
     async def save(
         self,
         uow: UnitOfWork,
-        principal: Principal,
-        file_version_id: str,
+        access: VersionAccess,
         state: dict[str, Any],
         base_revision: int,
     ) -> dict[str, int]:
         """Compare-and-set on the revision: a stale ``base_revision`` is 409 with the current
         state, so the client can merge and retry."""
         db = uow.session
-        access = await version_access(
-            db, principal, file_version_id, Permission.FILES_UPLOAD, write=True
-        )
+        file_version_id = access.version.id
         user_id = access.user_id
         await locks.ensure_not_locked_by_other(db, file_version_id, user_id)
         now = clock.now()
@@ -227,44 +172,23 @@ SSE_CONNECTS_PER_MINUTE = 24
 
 
 class CollabService:
-    async def connect(
-        self, db: AsyncSession, principal: Principal, file_version_id: str
-    ) -> tuple[AsyncIterator[bytes], dict[str, str]]:
-        """Checks access and the connect rate limit now (the stream runs after the request's
-        session has closed); returns the SSE body and the rate-limit headers."""
-        await version_access(db, principal, file_version_id, Permission.FILES_READ, write=False)
-        viewer = viewer_of(principal)
+    async def connect(self, access: VersionAccess) -> tuple[AsyncIterator[bytes], dict[str, str]]:
+        """Checks the connect rate limit now (the stream runs after the request's session has
+        closed); returns the SSE body and the rate-limit headers."""
+        viewer = viewer_of(access.ctx.principal)
         verdict = await ratelimit.hit(f"sse:{viewer.user_id}", SSE_CONNECTS_PER_MINUTE, 60)
-        return hub.stream(file_version_id, viewer), verdict.headers()
+        return hub.stream(access.version.id, viewer), verdict.headers()
 
     async def heartbeat(
-        self,
-        db: AsyncSession,
-        principal: Principal,
-        file_version_id: str,
-        connection_id: str,
-        page_index: int | None,
+        self, access: VersionAccess, connection_id: str, page_index: int | None
     ) -> None:
-        access = await version_access(
-            db, principal, file_version_id, Permission.FILES_READ, write=False
-        )
-        await hub.heartbeat(file_version_id, connection_id, access.user_id, page_index)
+        await hub.heartbeat(access.version.id, connection_id, access.user_id, page_index)
 
-    async def leave(
-        self, db: AsyncSession, principal: Principal, file_version_id: str, connection_id: str
-    ) -> None:
-        access = await version_access(
-            db, principal, file_version_id, Permission.FILES_READ, write=False
-        )
-        await hub.leave(file_version_id, connection_id, access.user_id)
+    async def leave(self, access: VersionAccess, connection_id: str) -> None:
+        await hub.leave(access.version.id, connection_id, access.user_id)
 
-    async def end_session(
-        self, db: AsyncSession, principal: Principal, file_version_id: str
-    ) -> None:
-        access = await version_access(
-            db, principal, file_version_id, Permission.FILES_READ, write=False
-        )
-        await hub.end_session(file_version_id, access.user_id)
+    async def end_session(self, access: VersionAccess) -> None:
+        await hub.end_session(access.version.id, access.user_id)
 
 
 collab = CollabService()

@@ -2,9 +2,14 @@ from typing import Annotated
 
 from fastapi import Query, Request, Response
 
-from plumbline.auth.deps import UserOrApiKey
 from plumbline.db import DB, UoW
-from plumbline.file.auth import CanManageFiles, CanReadFiles, CanUploadFiles
+from plumbline.file.auth import (
+    CanDeleteProjectFile,
+    CanEditProjectFile,
+    CanOpenProjectFile,
+    CanReadFile,
+    CanReadFiles,
+)
 from plumbline.file.endpoints import BINARY, errors
 from plumbline.file.files import files as file_service
 from plumbline.file.schemas import FileRead, FileUpdate, OpenedFile, ReadUrl, ResolvedRevision
@@ -36,14 +41,16 @@ async def list_files(
 @router.patch(
     "/projects/{projectId}/files/{fileId}", response_model=FileRead, responses=errors(409)
 )
-async def update_file(fileId: str, body: FileUpdate, ctx: CanUploadFiles, db: DB) -> ORJSONResponse:
+async def update_file(
+    fileId: str, body: FileUpdate, ctx: CanEditProjectFile, db: DB
+) -> ORJSONResponse:
     """Rename a file, move it to another folder or set its disciplines."""
     return ORJSONResponse(await file_service.update(db, ctx, fileId, body))
 
 
 @router.delete("/projects/{projectId}/files/{fileId}", response_model=Ok, responses=errors(409))
 async def delete_file(
-    fileId: str, ctx: CanManageFiles, uow: UoW, version: Version = None
+    fileId: str, ctx: CanDeleteProjectFile, uow: UoW, version: Version = None
 ) -> ORJSONResponse:
     """Delete a file, or one of its versions with ?version=N."""
     await file_service.delete(uow, ctx, fileId, version)
@@ -51,23 +58,21 @@ async def delete_file(
 
 
 @router.post("/projects/{projectId}/files/{fileId}/open", response_model=OpenedFile)
-async def open_project_file(fileId: str, ctx: CanReadFiles, db: DB) -> ORJSONResponse:
+async def open_project_file(fileId: str, ctx: CanOpenProjectFile, db: DB) -> ORJSONResponse:
     """Record that the file was opened and return its latest version."""
     return ORJSONResponse(await file_service.open_in_project(db, ctx, fileId))
 
 
 @router.post("/files/{fileId}/open", response_model=OpenedFile)
-async def open_file(fileId: str, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
+async def open_file(access: CanReadFile, db: DB) -> ORJSONResponse:
     """Record that the file was opened and return its latest version."""
-    return ORJSONResponse(await file_service.open(db, principal, fileId))
+    return ORJSONResponse(await file_service.open(db, access.file))
 
 
 @router.get("/files/{fileId}/presign-read", response_model=ReadUrl)
-async def presign_read(
-    fileId: str, principal: UserOrApiKey, db: DB, version: Version = None
-) -> ORJSONResponse:
+async def presign_read(access: CanReadFile, db: DB, version: Version = None) -> ORJSONResponse:
     """A short-lived URL to download a version's bytes (valid for one hour)."""
-    return ORJSONResponse(await file_service.presign_read(db, principal, fileId, version))
+    return ORJSONResponse(await file_service.presign_read(db, access.file, version))
 
 
 @router.get(
@@ -81,13 +86,13 @@ async def presign_read(
     },
 )
 async def file_content(
-    fileId: str, request: Request, principal: UserOrApiKey, db: DB, version: Version = None
+    request: Request, access: CanReadFile, db: DB, version: Version = None
 ) -> Response:
     """Stream a version's bytes with ETag and HTTP Range support."""
-    return await file_service.content(request, db, principal, fileId, version)
+    return await file_service.content(request, db, access.file, version)
 
 
 @router.get("/files/{fileId}/resolved-revision", response_model=ResolvedRevision)
-async def resolved_revision(fileId: str, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
+async def resolved_revision(access: CanReadFile, db: DB) -> ORJSONResponse:
     """The latest version of a file and all its versions, newest first."""
-    return ORJSONResponse(await file_service.resolved_revision(db, principal, fileId))
+    return ORJSONResponse(await file_service.resolved_revision(db, access.file))

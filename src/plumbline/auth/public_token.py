@@ -1,0 +1,58 @@
+"""Public tokens: an opaque token in the path is the caller's only credential (proposal portal,
+occupant portal, invites). Only the token's SHA-256 is stored; each purpose looks the hash up
+in its own table, and the dependency compares what it found in constant time."""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.auth.deps import principal_dependency, public_caller
+from plumbline.auth.principal import Principal, TokenGrant
+from plumbline.db import uow_of
+from plumbline.errors import Conflict, Expired, NotFound
+from plumbline.kit import clock, crypto
+
+TokenLookup = Callable[[AsyncSession, str], Awaitable[TokenGrant | None]]
+
+
+@dataclass(frozen=True)
+class TokenPurpose:
+    """One kind of public token: how its hash is looked up and how its refusals read."""
+
+    name: str
+    lookup: TokenLookup
+    unknown: str = "This link does not exist or was revoked"
+    expired: str = "This link has expired"
+    used: str = "This link has already been used"
+
+
+async def resolve_token(db: AsyncSession, purpose: TokenPurpose, token: str) -> Principal:
+    """The principal of ``token``: 404 when unknown or revoked, 409 when a single-use token
+    was used, 410 when expired."""
+    token_hash = crypto.sha256_hex(token)
+    grant = await purpose.lookup(db, token_hash)
+    if grant is None or not crypto.constant_time_equals(grant.token_hash, token_hash):
+        raise NotFound(purpose.unknown)
+    if grant.used_at is not None:
+        raise Conflict(purpose.used)
+    if grant.revoked_at is not None:
+        raise NotFound(purpose.unknown)
+    if grant.expires_at is not None and grant.expires_at <= clock.now():
+        raise Expired(purpose.expired)
+    return Principal(token=grant)
+
+
+def public_token(purpose: TokenPurpose) -> Callable[..., Awaitable[Principal]]:
+    """A route dependency for ``{token}`` routes of ``purpose``; the route counts as public
+    (no session, no key), so the test of public routes lists it."""
+
+    @principal_dependency()
+    async def dependency(
+        request: Request, token: str, _: Annotated[None, Depends(public_caller)]
+    ) -> Principal:
+        return await resolve_token(uow_of(request).session, purpose, token)
+
+    return dependency

@@ -1,0 +1,105 @@
+"""Every statement behind an access decision: a project as a key or a member sees it, and the
+file or file version whose project a route resolves."""
+
+from __future__ import annotations
+
+from sqlalchemy import Row, and_, bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.auth.deps import KEY_BY_HASH
+from plumbline.auth.session import LIVE_SESSION
+from plumbline.models import (
+    ApiKey,
+    File,
+    FileVersion,
+    Membership,
+    Project,
+    ProjectMember,
+    User,
+    Workspace,
+)
+
+# Statements built once (see auth.session.LIVE_SESSION), parameter ``project_id``.
+_LIVE_PROJECT = and_(Project.id == bindparam("project_id"), Project.deleted_at.is_(None))
+_LIVE_WORKSPACE = and_(Workspace.id == Project.workspace_id, Workspace.deleted_at.is_(None))
+# The key (``key_hash``) with the live project and its live workspace (None, None when absent).
+KEY_PROJECT = (
+    KEY_BY_HASH.add_columns(Project, Workspace)
+    .outerjoin_from(ApiKey, Project, _LIVE_PROJECT)
+    .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
+)
+# The session and its user with the live project, its live workspace, the user's membership of
+# it and their named access to the project (id, role); None where there is none.
+SESSION_ACCESS = (
+    LIVE_SESSION.add_columns(
+        Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role
+    )
+    .outerjoin_from(User, Project, _LIVE_PROJECT)
+    .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
+    .outerjoin_from(
+        Workspace,
+        Membership,
+        and_(Membership.workspace_id == Workspace.id, Membership.user_id == User.id),
+    )
+    .outerjoin_from(
+        Project,
+        ProjectMember,
+        and_(ProjectMember.project_id == Project.id, ProjectMember.user_id == User.id),
+    )
+)
+# A live project in a live workspace (``project_id``).
+KEY_ACCESS = select(Project, Workspace).join(Workspace, _LIVE_WORKSPACE).where(_LIVE_PROJECT)
+# The same with the user's (``user_id``) membership of the workspace and named access.
+MEMBER_ACCESS = (
+    select(Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role)
+    .join(Workspace, _LIVE_WORKSPACE)
+    .join(
+        Membership,
+        and_(
+            Membership.workspace_id == Project.workspace_id,
+            Membership.user_id == bindparam("user_id"),
+        ),
+    )
+    .outerjoin(
+        ProjectMember,
+        and_(
+            ProjectMember.project_id == Project.id,
+            ProjectMember.user_id == bindparam("user_id"),
+        ),
+    )
+    .where(_LIVE_PROJECT)
+)
+
+
+async def key_access(db: AsyncSession, project_id: str) -> Row[Project, Workspace] | None:
+    """``(project, workspace)`` when both are live."""
+    return (await db.execute(KEY_ACCESS, {"project_id": project_id})).first()
+
+
+async def member_access(
+    db: AsyncSession, user_id: str, project_id: str
+) -> Row[Project, Workspace, Membership, str, str | None] | None:
+    """``(project, workspace, membership, named id, project role)`` when the user is a member of
+    the live project's live workspace (the named columns None without named access)."""
+    params = {"user_id": user_id, "project_id": project_id}
+    return (await db.execute(MEMBER_ACCESS, params)).first()
+
+
+async def live_file(db: AsyncSession, file_id: str) -> File | None:
+    """A live file, whatever its project (the caller checks the project next)."""
+    query = select(File).where(File.id == file_id, File.deleted_at.is_(None))
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+async def live_version(db: AsyncSession, version_id: str) -> FileVersion | None:
+    """A live version of a live file, whatever its project (the caller checks it next)."""
+    query = (
+        select(FileVersion)
+        .join(File, File.id == FileVersion.file_id)
+        .where(
+            FileVersion.id == version_id,
+            FileVersion.deleted_at.is_(None),
+            File.deleted_at.is_(None),
+        )
+    )
+    return (await db.execute(query)).scalar_one_or_none()
