@@ -70,11 +70,15 @@ class Api:
         )
         url = target["uploadUrl"]
         # The local backend's upload URL is the app's own; S3's is the object store's.
-        own = url.startswith(settings.public_url.rstrip("/") + "/")
-        async with httpx.AsyncClient() as outside:
-            put = await (self.client if own else outside).request(
+        if url.startswith(settings.public_url.rstrip("/") + "/"):
+            put = await self.client.request(
                 target["method"], url, content=data, headers=target["headers"]
             )
+        else:
+            async with httpx.AsyncClient() as outside:
+                put = await outside.request(
+                    target["method"], url, content=data, headers=target["headers"]
+                )
         if put.status_code >= 300:
             raise DemoFailed(f"upload of {name}: {put.status_code} {put.text}")
         return await self(

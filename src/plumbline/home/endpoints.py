@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 
 import fastapi_offline
@@ -79,8 +78,7 @@ async def home(request: Request) -> HTMLResponse | ORJSONResponse:
     """Name, version and links to the docs (JSON for `Accept: application/json`)."""
     if _wants_json(request.headers.get("accept", "")):
         return ORJSONResponse({"name": "Plumbline", "version": __version__, **LINKS})
-    links = {name: escape(url) for name, url in LINKS.items()}
-    return HTMLResponse(_PAGE.format(version=__version__, assets=ASSETS, **links))
+    return HTMLResponse(_PAGE.format(version=__version__, assets=ASSETS, **LINKS))
 
 
 @docs_router.get(DOCS)
