@@ -12,6 +12,8 @@ from plumbline.file.endpoints.files import router as file_router
 from plumbline.file.endpoints.folders import router as folder_router
 from plumbline.file.endpoints.storage import router as storage_router
 from plumbline.file.endpoints.uploads import router as upload_router
+from plumbline.home.endpoints import docs_router
+from plumbline.home.endpoints import router as home_router
 from plumbline.identity.endpoints import me_router
 from plumbline.identity.endpoints import router as identity_router
 from plumbline.internal.endpoints import router as internal_router
@@ -55,4 +57,6 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, branding_router),
     (API_V1, branding_public_router),
     ("/api/auth", identity_router),
+    ("", home_router),
+    ("", docs_router),
 )

@@ -14,6 +14,7 @@ from plumbline.api import ROUTERS
 from plumbline.config import settings
 from plumbline.db import database
 from plumbline.errors import install_error_handlers
+from plumbline.home.endpoints import ASSETS, assets
 from plumbline.kit import pubsub
 from plumbline.kit.logging import configure_logging
 from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
@@ -55,8 +56,9 @@ def create_app() -> FastAPI:
         title="Plumbline",
         version="1.0.0",
         openapi_url="/api/v1/openapi.json",
-        docs_url="/api/v1/docs",
+        docs_url=None,  # home.endpoints serves the docs from local assets
         redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
         default_response_class=ORJSONResponse,
         lifespan=lifespan,
         telemetry=None if settings.telemetry else TELEMETRY_OFF,
@@ -64,6 +66,7 @@ def create_app() -> FastAPI:
     install_error_handlers(app)
     for prefix, router in ROUTERS:
         app.include_router(router, prefix=prefix)
+    app.mount(ASSETS, assets, name="docs-assets")
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
     app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
     app.add_middleware(

@@ -6,14 +6,18 @@ import asyncio
 import json
 import sys
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from plumbline.config import settings
 from plumbline.db import database
 from plumbline.kit import clock, crypto
+
+if TYPE_CHECKING:
+    from plumbline.demo.seed import DemoAccount
 
 app = typer.Typer(no_args_is_help=True, help="Plumbline: construction and facilities coordination.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -21,9 +25,6 @@ users_app = typer.Typer(no_args_is_help=True, help="User accounts.")
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 console = Console(soft_wrap=True)
-
-DEMO_EMAIL = "demo@plumbline.local"
-DEMO_PASSWORD = "Plumbline-Demo-2026!"  # noqa: S105 - the printed demo login
 
 
 @app.command()
@@ -40,6 +41,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
         host=host,
         port=port,
         workers=workers,
+        # A worker has this long to import the app before uvicorn restarts it: a busy machine
+        # needs more than uvicorn's 5 s, or the workers restart forever.
+        timeout_worker_healthcheck=60,
         access_log=False,  # the app writes its own access lines, with the request id
         log_config=server_log_config(settings.log_level),
     )
@@ -89,94 +93,59 @@ def openapi() -> None:
     typer.echo(json.dumps(create_app().openapi(), indent=2))
 
 
-async def _seed_demo(if_empty: bool) -> tuple[str, str, str] | None:
-    from plumbline.authz.permissions import SCOPES
-    from plumbline.models import ApiKey, Membership, Project, User, Workspace
-
-    async with database.sessionmaker() as db:
-        if if_empty and (await db.execute(select(func.count()).select_from(User))).scalar_one() > 0:
-            return None
-        now = clock.now()
-        user = (await db.execute(select(User).where(User.email == DEMO_EMAIL))).scalar_one_or_none()
-        if user is None:
-            user = User(
-                name="Demo Manager",
-                email=DEMO_EMAIL,
-                email_verified=True,
-                created_at=now,
-                updated_at=now,
-            )
-            db.add(user)
-        user.password_hash = crypto.hash_password(DEMO_PASSWORD)
-        await db.flush()
-        workspace = Workspace(
-            name="Demo Construction Co.",
-            slug=f"demo-{crypto.random_token(4).lower()}",
-            trial_ends_at=now + timedelta(days=14),
-            created_by=user.id,
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(workspace)
-        await db.flush()
-        db.add(
-            Membership(
-                workspace_id=workspace.id, user_id=user.id, role="SUPER_ADMIN", joined_at=now
-            )
-        )
-        project = Project(
-            workspace_id=workspace.id,
-            name="Harbor View Tower",
-            location="1 Harbor Way",
-            stage="Execution",
-            created_by=user.id,
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(project)
-        await db.flush()
-        raw = f"psk_{crypto.random_token(30)}"
-        db.add(
-            ApiKey(
-                project_id=project.id,
-                workspace_id=workspace.id,
-                name="Demo integration",
-                prefix=raw[:12],
-                key_hash=crypto.sha256_hex(raw),
-                scopes=list(SCOPES),
-                created_by=user.id,
-                created_at=now,
-            )
-        )
-        await db.commit()
-        return project.id, raw, workspace.id
-
-
 @app.command()
 def demo(
     if_empty: bool = typer.Option(False, "--if-empty", help="Only when there are no users"),
+    new_key: bool = typer.Option(False, "--new-key", help="Mint a new key for the demo project"),
 ) -> None:
-    """Seed a demo workspace, project, verified user and API key; print how to use them."""
+    """Seed a demo workspace and project with records in every module; print how to use them."""
+    from plumbline.demo import seed
 
-    async def run() -> tuple[str, str, str] | None:
+    async def run() -> tuple[seed.DemoProject | None, seed.DemoAccount | None]:
         try:
-            return await _seed_demo(if_empty)
+            if new_key:
+                return await seed.new_key(), await seed.demo_account()
+            if if_empty and await seed.has_users():
+                return None, await seed.demo_account()
+            return await seed.seed(), await seed.demo_account()
         finally:
             await database.dispose()
 
-    seeded = asyncio.run(run())
+    settings.var_dir.mkdir(parents=True, exist_ok=True)
+    project, account = asyncio.run(run())
     url = settings.public_url.rstrip("/")
-    if seeded is None:
-        console.print(f"Database already has users; demo login (if seeded before): {DEMO_EMAIL}")
+    if project is None and new_key:
+        console.print("No demo project here: seed one with `plumbline demo`.")
+        raise typer.Exit(1)
+    if project is None:
+        _print_existing_demo(account)
         return
-    project_id, raw, workspace_id = seeded
-    console.print(f"[bold]Plumbline[/] demo seeded at {url}")
-    console.print(f"  sign in:     {DEMO_EMAIL} / {DEMO_PASSWORD}")
-    console.print(f"  API key:     {raw}")
-    console.print(f"  workspace:   {workspace_id}    project: {project_id}")
+    console.print(f"[bold]Plumbline[/] demo {'key minted' if new_key else 'seeded'} at {url}")
+    _print_login(account)
+    console.print(f"  API key:     {project.api_key}")
+    console.print(f"  workspace:   {project.workspace_id}    project: {project.project_id}")
+    console.print(f"  docs:        {url}/api/v1/docs")
     console.print(
-        f"  try:         curl -H 'x-api-key: {raw}' {url}/api/v1/projects/{project_id}/issues"
+        f"  try:         curl -H 'x-api-key: {project.api_key}' "
+        f"{url}/api/v1/projects/{project.project_id}/issues"
     )
+
+
+def _print_login(account: DemoAccount | None) -> None:
+    if account is not None:
+        password = account.password or "(changed since the demo was seeded)"
+        console.print(f"  sign in:     {account.email} / {password}")
+
+
+def _print_existing_demo(account: DemoAccount | None) -> None:
+    if account is None:
+        console.print("Database already has users and no demo account; `plumbline demo` adds one.")
+        return
+    console.print("Database already has users; the demo was seeded before.")
+    _print_login(account)
+    # Keys are stored hashed: the one printed at seeding cannot be shown again.
+    console.print("  API key:     shown once when made; mint another with")
+    console.print("               .venv/bin/plumbline demo --new-key")
 
 
 def _set_user(email: str, **values: object) -> None:

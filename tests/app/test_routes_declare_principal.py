@@ -10,6 +10,10 @@ from plumbline.routing import dependency_calls
 
 # Routes whose credential is an opaque token in the path, a signature, or nothing at all.
 PUBLIC = [
+    r"/",
+    r"/api/v1/docs",
+    r"/api/v1/docs/oauth2-redirect",
+    r"/api/v1/redoc",
     r"/api/v1/health",
     r"/api/v1/public/.*",
     r"/api/v1/invites/\{token\}",

@@ -1,0 +1,199 @@
+"""The demo project's records, one section per module, each made through its API routes.
+
+A module added later adds its section here (and its list to tests/demo), so the demo keeps
+showing every part of the service.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from plumbline.demo.drawing import floor_plan
+from plumbline.demo.seed import Api
+from plumbline.kit import clock
+
+
+def _day(offset: int) -> str:
+    return (clock.today() + timedelta(days=offset)).isoformat()
+
+
+async def populate(api: Api, project_id: str) -> None:
+    base = f"/api/v1/projects/{project_id}"
+    drawing = await _drawings(api, project_id)
+    issue_ids = await _issues(api, base, drawing)
+    await _rfis(api, base, issue_ids, drawing)
+    await _punch(api, base, drawing)
+    await _field_reports(api, base)
+
+
+async def _drawings(api: Api, project_id: str) -> dict[str, Any]:
+    """Sheet A-201 in two versions; the records below are pinned to the second."""
+    first = await api.upload(project_id, "A-201 Level 3 Floor Plan.pdf", floor_plan(1))
+    second: dict[str, Any] = await api.upload(
+        project_id, "A-201 Level 3 Floor Plan.pdf", floor_plan(2), fileId=first["id"]
+    )
+    return second
+
+
+ISSUES = [  # title, kind, status, priority, location, due in days, work order type
+    ("Water staining on ceiling near grid C-3", "CONSTRUCTION", "IN_PROGRESS", "HIGH",
+     "Level 3, open office 301", 3, None),
+    ("Missing firestopping at riser penetrations", "CONSTRUCTION", "OPEN", "URGENT",
+     "Level 5, riser room", 2, None),
+    ("Damaged curtain wall mullion, east elevation", "CONSTRUCTION", "RESOLVED", "MEDIUM",
+     "East elevation, level 8", -4, None),
+    ("Stair 2 handrail below required height", "CONSTRUCTION", "CLOSED", "HIGH",
+     "Stair 2, levels 1-3", -12, None),
+    ("Replace AHU-2 supply fan belt", "WORK_ORDER", "OPEN", "HIGH",
+     "Roof, mechanical yard", 1, "CORRECTIVE"),
+    ("Quarterly fire pump test", "WORK_ORDER", "IN_PROGRESS", "MEDIUM",
+     "Basement, fire pump room", 0, "PREVENTIVE"),
+    ("Adjust lobby entrance door closer", "WORK_ORDER", "CLOSED", "LOW",
+     "Ground floor lobby", -6, "CORRECTIVE"),
+]  # fmt: skip
+
+
+async def _issues(api: Api, base: str, drawing: dict[str, Any]) -> list[str]:
+    ids = []
+    for title, kind, status, priority, location, due, order_type in ISSUES:
+        body: dict[str, Any] = {
+            "title": title,
+            "description": f"Observed during the weekly walk: {title.lower()}.",
+            "issueKind": kind,
+            "priority": priority,
+            "location": location,
+            "dueDate": _day(due),
+            "assigneeId": api.user_id,
+        }
+        if order_type:
+            body["workOrderType"] = order_type
+        issue = await api("POST", f"{base}/issues", json=body)
+        if status != "OPEN":  # as on site: raised open, then worked on (kept in its history)
+            await api("PATCH", f"{base}/issues/{issue['id']}", json={"status": status})
+        ids.append(issue["id"])
+    await api(
+        "PATCH",
+        f"{base}/issues/{ids[0]}",
+        json={
+            "fileId": drawing["id"],
+            "fileVersionId": drawing["fileVersionId"],
+            "pageNumber": 1,
+            "pin": {"x": 0.42, "y": 0.31},
+        },
+    )
+    await api(
+        "POST",
+        f"{base}/issues/{ids[0]}/comments",
+        json={"body": "Plumber found a weeping joint on the level 4 branch; repair scheduled."},
+    )
+    return ids
+
+
+RFIS = [  # title, question, final status
+    ("Slab edge detail at level 7 balconies",
+     "Structural S-501 and architectural A-511 show different slab edge setbacks. Which governs?",
+     "OPEN"),
+    ("Door hardware set for stair doors",
+     "Hardware schedule lists set HW-4 for stair doors, which has no panic device. Confirm.",
+     "IN_REVIEW"),
+    ("Duct conflicts with beam at grid D-2",
+     "The 24x14 supply duct cannot pass under beam B3-12 at grid D-2 with the ceiling at 9'-0\".",
+     "ANSWERED"),
+    ("Substitute porcelain tile in lobby",
+     "The specified tile has a 16-week lead time. May we use the attached equal?",
+     "CLOSED"),
+]  # fmt: skip
+ANSWERS = {
+    "ANSWERED": "Reroute the duct through the beam web opening shown on S-301; see sketch SK-14.",
+    "CLOSED": "Substitution accepted provided the slip resistance meets DCOF 0.42 or higher.",
+}
+
+
+async def _rfis(api: Api, base: str, issue_ids: list[str], drawing: dict[str, Any]) -> None:
+    for index, (title, question, status) in enumerate(RFIS):
+        body: dict[str, Any] = {
+            "title": title,
+            "question": question,
+            "priority": "HIGH" if index == 2 else "MEDIUM",
+            "dueDate": _day(7 - 3 * index),
+        }
+        if index == 2:
+            body |= {
+                "issueIds": [issue_ids[0]],
+                "fileVersionId": drawing["fileVersionId"],
+                "pageNumber": 1,
+                "pin": {"x": 0.55, "y": 0.2},
+            }
+        rfi = await api("POST", f"{base}/rfi", json=body)
+        path = f"{base}/rfi/{rfi['id']}"
+        if status == "OPEN":
+            continue
+        await api("PATCH", path, json={"status": "IN_REVIEW", "assigneeIds": [api.user_id]})
+        if status == "IN_REVIEW":
+            continue
+        answer = await api("POST", f"{path}/messages", json={"body": ANSWERS[status]})
+        await api("PATCH", path, json={"status": "ANSWERED", "answerMessageId": answer["id"]})
+        if status == "CLOSED":
+            await api("PATCH", path, json={"status": "CLOSED"})
+
+
+PUNCH = [  # title, location, trade, priority, status
+    ("Touch up paint at corridor corner guard", "Level 3 corridor", "Painting", "P3", "OPEN"),
+    ("Ceiling tile stained in conference 302", "Conference 302", "Ceilings", "P2",
+     "IN_PROGRESS"),
+    ("Outlet cover plate missing", "Open office 301, column C-2", "Electrical", "P2",
+     "READY_FOR_REVIEW"),
+    ("Door 303 does not latch", "Conference 303", "Doors and hardware", "P1", "CLOSED"),
+]  # fmt: skip
+PUNCH_STEPS = ["IN_PROGRESS", "READY_FOR_REVIEW", "CLOSED"]
+
+
+async def _punch(api: Api, base: str, drawing: dict[str, Any]) -> None:
+    for index, (title, location, trade, priority, status) in enumerate(PUNCH):
+        item = await api(
+            "POST",
+            f"{base}/punch",
+            json={
+                "title": title,
+                "location": location,
+                "trade": trade,
+                "priority": priority,
+                "assigneeIds": [api.user_id],
+                "dueDate": _day(5 + index),
+                "fileVersionId": drawing["fileVersionId"],
+                "pageNumber": 1,
+                "pin": {"x": 0.2 + 0.15 * index, "y": 0.6},
+            },
+        )
+        steps = PUNCH_STEPS[: PUNCH_STEPS.index(status) + 1] if status != "OPEN" else []
+        for step in steps:
+            await api("PATCH", f"{base}/punch/{item['id']}", json={"status": step})
+
+
+async def _field_reports(api: Api, base: str) -> None:
+    await api(
+        "POST",
+        f"{base}/field-reports",
+        json={
+            "title": "Daily report",
+            "reportDate": _day(-1),
+            "status": "SUBMITTED",
+            "weather": {"conditions": "Overcast, light rain after 2 pm", "highTemp": 54,
+                        "lowTemp": 43, "precipitation": "0.2 in"},
+            "manpower": [
+                {"company": "Cascade Concrete", "trade": "Concrete", "workers": 8, "hours": 64},
+                {"company": "Sound Mechanical", "trade": "HVAC", "workers": 5, "hours": 40},
+                {"company": "Northline Electric", "trade": "Electrical", "workers": 6,
+                 "hours": 48},
+            ],
+            "workPerformed": "Poured level 9 slab (pour 3 of 4). Ductwork rough-in level 4.",
+            "delays": "Rain stopped the curtain wall crew at 2 pm.",
+            "safetyNotes": "Toolbox talk on ladder safety; no incidents.",
+        },
+    )  # fmt: skip
+    await api(
+        "POST",
+        f"{base}/field-reports",
+        json={"title": "Daily report", "reportDate": _day(0), "workPerformed": "In progress."},
+    )

@@ -1,0 +1,220 @@
+"""`plumbline demo`: a demo account and a realistic project, built through the API itself.
+
+The account is written directly (a verified user, as `plumbline users create` does); everything
+else goes through the app in-process, signed in as that user, so the demo data passes the same
+rules, audit and numbering as real data.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.auth.session import COOKIE_NAME, SESSION_DAYS
+from plumbline.authz.permissions import SCOPES
+from plumbline.config import settings
+from plumbline.db import database
+from plumbline.kit import clock, crypto
+from plumbline.models import AuthSession, Project, User, Workspace
+
+DEMO_EMAIL = "demo@plumbline.local"
+DEMO_PASSWORD = "Plumbline-Demo-2026!"  # noqa: S105 - the printed demo login
+WORKSPACE_NAME = "Demo Construction Co."
+PROJECT_NAME = "Harbor View Tower"
+
+
+class DemoFailed(RuntimeError):
+    """The app refused a demo request (the message names it)."""
+
+
+@dataclass(frozen=True)
+class DemoProject:
+    workspace_id: str
+    project_id: str
+    api_key: str
+
+
+@dataclass(frozen=True)
+class DemoAccount:
+    email: str
+    password: str | None  # None once the user changed it
+
+
+class Api:
+    """The app over ASGI as the signed-in demo user; any answer >= 400 raises DemoFailed."""
+
+    def __init__(self, client: httpx.AsyncClient, user_id: str) -> None:
+        self.client, self.user_id = client, user_id
+
+    async def __call__(self, method: str, path: str, **kwargs: Any) -> Any:
+        answer = await self.client.request(method, path, **kwargs)
+        if answer.status_code >= 400:
+            raise DemoFailed(f"{method} {path}: {answer.status_code} {answer.text}")
+        return answer.json()
+
+    async def upload(self, project_id: str, name: str, data: bytes, **extra: Any) -> Any:
+        """Presign, PUT the bytes where the storage backend says, complete: as a client does."""
+        target = await self(
+            "POST",
+            "/api/v1/files/presign-upload",
+            json={"fileName": name, "contentType": "application/pdf", "sizeBytes": len(data)}
+            | {"projectId": project_id, **extra},
+        )
+        url = target["uploadUrl"]
+        # The local backend's upload URL is the app's own; S3's is the object store's.
+        if url.startswith(settings.public_url.rstrip("/") + "/"):
+            put = await self.client.request(
+                target["method"], url, content=data, headers=target["headers"]
+            )
+        else:
+            async with httpx.AsyncClient() as outside:
+                put = await outside.request(
+                    target["method"], url, content=data, headers=target["headers"]
+                )
+        if put.status_code >= 300:
+            raise DemoFailed(f"upload of {name}: {put.status_code} {put.text}")
+        return await self(
+            "POST", "/api/v1/files/complete-upload", json={"uploadId": target["uploadId"]}
+        )
+
+
+async def has_users() -> bool:
+    async with database.sessionmaker() as db:
+        return bool((await db.execute(select(func.count()).select_from(User))).scalar_one())
+
+
+async def demo_account() -> DemoAccount | None:
+    async with database.sessionmaker() as db:
+        user = await _demo_user(db)
+    if user is None:
+        return None
+    unchanged = user.password_hash and crypto.verify_password(user.password_hash, DEMO_PASSWORD)
+    return DemoAccount(DEMO_EMAIL, DEMO_PASSWORD if unchanged else None)
+
+
+async def _demo_user(db: AsyncSession) -> User | None:
+    query = select(User).where(User.email == DEMO_EMAIL)
+    user: User | None = (await db.execute(query)).scalar_one_or_none()
+    return user
+
+
+async def _ensure_user() -> str:
+    async with database.sessionmaker() as db:
+        now = clock.now()
+        user = await _demo_user(db)
+        if user is None:
+            user = User(
+                name="Dana Reyes",
+                email=DEMO_EMAIL,
+                email_verified=True,
+                created_at=now,
+                updated_at=now,
+            )
+            db.add(user)
+        user.password_hash = crypto.hash_password(DEMO_PASSWORD)
+        await db.commit()
+        return user.id
+
+
+@asynccontextmanager
+async def signed_in(user_id: str) -> AsyncIterator[Api]:
+    """A session for the demo user (as a sign-in creates), used in-process and signed out after."""
+    from plumbline.app import create_app
+
+    token = crypto.random_token()
+    now = clock.now()
+    async with database.sessionmaker() as db:
+        db.add(
+            AuthSession(
+                user_id=user_id,
+                token_hash=crypto.sha256_hex(token),
+                expires_at=now + timedelta(days=SESSION_DAYS),
+                remember=True,
+                user_agent="plumbline demo",
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        await db.commit()
+    app = create_app()
+    # The demo's own requests are not traffic worth logging line by line.
+    logging.getLogger("plumbline.access").setLevel(logging.WARNING)
+    headers = {
+        "Origin": settings.origins[0],
+        "Cookie": f"{COOKIE_NAME}={crypto.signed(token, 'session')}",
+    }
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url=settings.public_url, headers=headers
+    ) as client:
+        try:
+            yield Api(client, user_id)
+        finally:
+            await client.post("/api/auth/sign-out")
+
+
+async def _mint_key(api: Api, project_id: str, name: str) -> str:
+    created = await api(
+        "POST", f"/api/v1/projects/{project_id}/api-keys", json={"name": name, "scopes": SCOPES}
+    )
+    key: str = created["apiKey"]
+    return key
+
+
+async def seed() -> DemoProject:
+    """A new demo workspace and project full of records, and an API key for it."""
+    from plumbline.demo.records import populate
+
+    user_id = await _ensure_user()
+    async with signed_in(user_id) as api:
+        workspace = await api("POST", "/api/v1/workspaces", json={"name": WORKSPACE_NAME})
+        project = await api(
+            "POST",
+            f"/api/v1/workspaces/{workspace['id']}/projects",
+            json={
+                "name": PROJECT_NAME,
+                "location": "1 Harbor Way, Seattle, WA",
+                "stage": "Execution",
+                "projectNumber": "HVT-2026",
+                "startDate": (clock.today() - timedelta(days=120)).isoformat(),
+                "endDate": (clock.today() + timedelta(days=240)).isoformat(),
+            },
+        )
+        await populate(api, project["id"])
+        key = await _mint_key(api, project["id"], "Demo integration")
+    return DemoProject(workspace["id"], project["id"], key)
+
+
+async def new_key() -> DemoProject | None:
+    """A new API key for the latest demo project; None when there is none."""
+    async with database.sessionmaker() as db:
+        user = await _demo_user(db)
+        if user is None:
+            return None
+        row = (
+            await db.execute(
+                select(Project.id, Project.workspace_id)
+                .join(Workspace, Workspace.id == Project.workspace_id)
+                .where(
+                    Workspace.created_by == user.id,
+                    Project.name == PROJECT_NAME,
+                    Project.deleted_at.is_(None),
+                    Workspace.deleted_at.is_(None),
+                )
+                .order_by(Project.created_at.desc(), Project.id.desc())
+                .limit(1)
+            )
+        ).first()
+        user_id = user.id
+    if row is None:
+        return None
+    async with signed_in(user_id) as api:
+        key = await _mint_key(api, row.id, f"Demo key {clock.iso(clock.now())}")
+    return DemoProject(row.workspace_id, row.id, key)

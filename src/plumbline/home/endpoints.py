@@ -1,0 +1,118 @@
+"""The front door (`/`) and the API docs, served from assets shipped in a Python package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import fastapi_offline
+from fastapi import Request
+from fastapi.openapi.docs import (
+    get_redoc_html,
+    get_swagger_ui_html,
+    get_swagger_ui_oauth2_redirect_html,
+)
+from fastapi.staticfiles import StaticFiles
+from starlette.responses import HTMLResponse
+
+from plumbline import __version__
+from plumbline.auth.deps import Public
+from plumbline.home.schemas import Home
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.routing import make_router
+
+DOCS = "/api/v1/docs"
+REDOC = "/api/v1/redoc"
+OAUTH2_REDIRECT = "/api/v1/docs/oauth2-redirect"
+OPENAPI = "/api/v1/openapi.json"
+HEALTH = "/api/v1/health"
+ASSETS = "/api/v1/docs/assets"
+
+# Swagger UI and ReDoc pinned through fastapi-offline's copies (uv.lock), not a CDN: the docs
+# open on a machine without Internet access and tell no third party who reads them.
+assets = StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static")
+
+router = make_router(tags=["public"], dependencies=[Public])
+docs_router = make_router(dependencies=[Public], include_in_schema=False)
+
+# The browser itself refuses any request to another host (ReDoc's sidebar loads its vendor's logo
+# from a CDN); inline script and styles are how both pages boot, workers ReDoc's search.
+DOCS_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self' 'unsafe-inline'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "worker-src 'self' blob:",
+        "base-uri 'none'",
+        "frame-ancestors 'self'",
+    )
+)
+
+LINKS = {"docs": DOCS, "redoc": REDOC, "openapi": OPENAPI, "health": HEALTH}
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Plumbline {version}</title>
+<link rel="icon" href="{assets}/favicon.png">
+<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}}
+</style></head><body>
+<h1>Plumbline <small>{version}</small></h1>
+<p>Project coordination and operations for construction and facilities teams.</p>
+<ul>
+<li><a href="{docs}">API documentation</a> (Swagger UI) or <a href="{redoc}">ReDoc</a></li>
+<li><a href="{openapi}">OpenAPI description</a></li>
+<li><a href="{health}">Health</a></li>
+</ul></body></html>
+"""
+
+
+def _wants_json(accept: str) -> bool:
+    """JSON when the client names it and not HTML (browsers name both, with HTML first)."""
+    return "application/json" in accept and "text/html" not in accept
+
+
+@router.get(
+    "/",
+    response_model=Home,
+    responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}},
+)
+async def home(request: Request) -> HTMLResponse | ORJSONResponse:
+    """Name, version and links to the docs (JSON for `Accept: application/json`)."""
+    if _wants_json(request.headers.get("accept", "")):
+        return ORJSONResponse({"name": "Plumbline", "version": __version__, **LINKS})
+    return HTMLResponse(_PAGE.format(version=__version__, assets=ASSETS, **LINKS))
+
+
+@docs_router.get(DOCS)
+async def swagger_ui() -> HTMLResponse:
+    """Swagger UI."""
+    page = get_swagger_ui_html(
+        openapi_url=OPENAPI,
+        title="Plumbline - Swagger UI",
+        oauth2_redirect_url=OAUTH2_REDIRECT,
+        swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
+        swagger_css_url=f"{ASSETS}/swagger-ui.css",
+        swagger_favicon_url=f"{ASSETS}/favicon.png",
+        # Swagger UI would otherwise send the description to validator.swagger.io for a badge.
+        swagger_ui_parameters={"validatorUrl": None},
+    )
+    page.headers["Content-Security-Policy"] = DOCS_POLICY
+    return page
+
+
+@docs_router.get(OAUTH2_REDIRECT)
+async def swagger_ui_oauth2_redirect() -> HTMLResponse:
+    """Swagger UI's OAuth2 redirect helper."""
+    return get_swagger_ui_oauth2_redirect_html()
+
+
+@docs_router.get(REDOC)
+async def redoc() -> HTMLResponse:
+    """ReDoc."""
+    page = get_redoc_html(
+        openapi_url=OPENAPI,
+        title="Plumbline - ReDoc",
+        redoc_js_url=f"{ASSETS}/redoc.standalone.js",
+        redoc_favicon_url=f"{ASSETS}/favicon.png",
+        with_google_fonts=False,
+    )
+    page.headers["Content-Security-Policy"] = DOCS_POLICY
+    return page

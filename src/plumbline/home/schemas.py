@@ -1,0 +1,10 @@
+from pydantic import BaseModel
+
+
+class Home(BaseModel):
+    name: str
+    version: str
+    docs: str
+    redoc: str
+    openapi: str
+    health: str

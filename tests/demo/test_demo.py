@@ -1,0 +1,101 @@
+"""`plumbline demo` run as the CLI: what it prints works, and every module has data to show."""
+
+import re
+from collections import Counter
+from typing import Any
+
+import httpx
+
+from tests.cli.test_cli import plumbline
+from tests.factories import key_headers
+
+
+def printed(output: str) -> dict[str, str]:
+    login = re.search(r"sign in:\s+(\S+) / (\S+)", output)
+    key = re.search(r"API key:\s+(psk_\S+)", output)
+    project = re.search(r"project: (\S+)", output)
+    curl = re.search(r"curl -H 'x-api-key: (psk_\S+)' http://[^/]+(/api/v1/\S+)", output)
+    assert login and key and project and curl, output
+    assert curl.group(1) == key.group(1)
+    return {
+        "email": login.group(1),
+        "password": login.group(2),
+        "key": key.group(1),
+        "project": project.group(1),
+        "curl_path": curl.group(2),
+    }
+
+
+async def _list(client: httpx.AsyncClient, key: str, path: str) -> list[dict[str, Any]]:
+    answer = await client.get(path, headers=key_headers(key))
+    assert answer.status_code == 200, answer.text
+    rows: list[dict[str, Any]] = answer.json()
+    return rows
+
+
+async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.AsyncClient) -> None:
+    result = plumbline("demo")
+    assert result.returncode == 0, result.stderr
+    demo = printed(result.stdout)
+    key, base = demo["key"], f"/api/v1/projects/{demo['project']}"
+
+    # The printed curl line answers the issues, construction issues and work orders alike.
+    issues = await _list(client, key, demo["curl_path"])
+    assert demo["curl_path"] == f"{base}/issues"
+    kinds = Counter(i["issueKind"] for i in issues)
+    assert kinds["CONSTRUCTION"] >= 3 and kinds["WORK_ORDER"] >= 3
+    assert {"OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED"} <= {i["status"] for i in issues}
+
+    rfis = await _list(client, key, f"{base}/rfi")
+    assert {r["status"] for r in rfis} == {"OPEN", "IN_REVIEW", "ANSWERED", "CLOSED"}
+    answered = next(r for r in rfis if r["status"] == "ANSWERED")
+    assert answered["officialResponse"] and answered["issueIds"]
+
+    punch = await _list(client, key, f"{base}/punch")
+    assert {"OPEN", "IN_PROGRESS", "READY_FOR_REVIEW", "CLOSED"} <= {p["status"] for p in punch}
+
+    reports = await _list(client, key, f"{base}/field-reports")
+    assert any(r["status"] == "SUBMITTED" and r["totalWorkers"] > 0 for r in reports)
+
+    files = await _list(client, key, f"{base}/files")
+    assert [(f["name"], f["version"]) for f in files] == [("A-201 Level 3 Floor Plan.pdf", 2)]
+    drawing = files[0]
+    for version in (1, 2):
+        content = await client.get(
+            f"/api/v1/files/{drawing['id']}/content",
+            params={"version": version},
+            headers=key_headers(key),
+        )
+        assert content.status_code == 200, content.text
+        assert content.content.startswith(b"%PDF-") and b"%%EOF" in content.content[-32:]
+    pinned = [i for i in issues if i["fileVersionId"] == drawing["fileVersionId"]]
+    assert pinned and pinned[0]["pin"] is not None
+
+    # The printed login signs in and sees the demo workspace.
+    signed = await client.post(
+        "/api/auth/sign-in/email", json={"email": demo["email"], "password": demo["password"]}
+    )
+    assert signed.status_code == 200, signed.text
+    me = await client.get("/api/v1/me")
+    assert me.status_code == 200
+    assert "Demo Construction Co." in {w["name"] for w in me.json()["workspaces"]}
+
+
+async def test_a_second_run_reprints_the_login_and_new_key_mints_a_working_key(
+    client: httpx.AsyncClient,
+) -> None:
+    first = plumbline("demo")
+    assert first.returncode == 0, first.stderr
+    again = plumbline("demo", "--if-empty")
+    assert again.returncode == 0, again.stderr
+    assert "already has users" in again.stdout
+    assert "demo@plumbline.local / Plumbline-Demo-2026!" in again.stdout
+    assert "plumbline demo --new-key" in again.stdout
+    assert "psk_" not in again.stdout  # keys are stored hashed: never shown twice
+
+    minted = plumbline("demo", "--new-key")
+    assert minted.returncode == 0, minted.stderr
+    demo, seeded = printed(minted.stdout), printed(first.stdout)
+    assert demo["project"] == seeded["project"] and demo["key"] != seeded["key"]
+    issues = await _list(client, demo["key"], demo["curl_path"])
+    assert len(issues) >= 7
