@@ -380,3 +380,26 @@ async def test_content_missing_object_is_404(client, world):
         f"/api/v1/files/{result['id']}/content", headers=world.member.headers
     )
     assert response.status_code == 404
+
+
+async def test_huge_numbers_in_version_and_range_are_client_errors(client, world):
+    data = bytes(range(256)) * 4
+    result = await upload(client, world.member.headers, world.project.id, "H-1.pdf", data)
+    base = f"/api/v1/files/{result['id']}"
+    headers = world.member.headers
+    for huge in ("9223372036854775808", "2147483648", "1" * 5000):
+        for route in ("content", "presign-read"):
+            response = await client.get(f"{base}/{route}?version={huge}", headers=headers)
+            assert response.status_code == 400, response.text
+            assert response.json()["code"] == "VALIDATION_FAILED"
+    digits = "9" * 5000
+    signed = (await client.get(f"{base}/presign-read", headers=headers)).json()["url"]
+    for url, sent in ((f"{base}/content", headers), (signed, {})):
+        beyond = await client.get(url, headers={**sent, "Range": f"bytes={digits}-"})
+        assert beyond.status_code == 416
+        whole = await client.get(url, headers={**sent, "Range": f"bytes=-{digits}"})
+        assert whole.status_code == 206 and whole.content == data
+        capped = await client.get(url, headers={**sent, "Range": f"bytes=0{digits}-"})
+        assert capped.status_code == 416
+        open_end = await client.get(url, headers={**sent, "Range": f"bytes=10-{digits}"})
+        assert open_end.status_code == 206 and open_end.content == data[10:]

@@ -2,7 +2,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import ByteCount, Schema
 
 FolderName = Annotated[
     str,
@@ -18,7 +18,7 @@ Sha256 = Annotated[
     str, StringConstraints(strip_whitespace=True, to_lower=True, pattern=r"^[0-9a-fA-F]{64}$")
 ]
 Template = Literal["construction-standard", "fm-handover", "design-phase"]
-SizeBytes = Annotated[int, Field(ge=0, le=2**53)]
+SizeBytes = ByteCount
 
 
 class FolderCreate(Schema):

@@ -7,7 +7,16 @@ from typing import Annotated, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
-from plumbline.kit.schema import CalendarDay, Patch, Pin, PinRead, Schema, Title
+from plumbline.kit.schema import (
+    ByteCount,
+    CalendarDay,
+    PageNumber,
+    Patch,
+    Pin,
+    PinRead,
+    Schema,
+    Title,
+)
 
 PunchStatus = Literal["OPEN", "IN_PROGRESS", "READY_FOR_REVIEW", "CLOSED"]
 PunchPriority = Literal["P1", "P2", "P3"]
@@ -52,7 +61,7 @@ class PunchCreate(Schema):
     due_date: CalendarDay | None = None
     notes: str | None = Field(None, max_length=20000)
     file_version_id: str | None = Field(None, max_length=64)
-    page_number: int | None = Field(None, ge=1, le=100000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
 
 
@@ -69,7 +78,7 @@ class PunchUpdate(Patch):
     due_date: CalendarDay | None = None
     notes: str | None = Field(None, max_length=20000)
     file_version_id: str | None = Field(None, max_length=64)
-    page_number: int | None = Field(None, ge=1, le=100000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
 
 
@@ -92,7 +101,7 @@ class PhotoPresign(Schema):
         str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)
     ]
     content_type: str = Field(max_length=200)
-    size_bytes: int = Field(ge=1)
+    size_bytes: ByteCount = Field(ge=1)
 
 
 class PhotoComplete(Schema):
