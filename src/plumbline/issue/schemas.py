@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
+from plumbline.file.schemas import FileName
 from plumbline.kit.schema import (
     ByteCount,
     CalendarDay,
@@ -142,9 +143,7 @@ class CommentRead(BaseModel):
 
 
 class PhotoPresign(Schema):
-    file_name: Annotated[
-        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)
-    ]
+    file_name: FileName
     content_type: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     size_bytes: ByteCount = Field(ge=1)
 

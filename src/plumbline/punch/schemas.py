@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
+from plumbline.file.schemas import FileName
 from plumbline.kit.schema import (
     ByteCount,
     CalendarDay,
@@ -97,9 +98,7 @@ class PunchBulkUpdate(Schema):
 
 
 class PhotoPresign(Schema):
-    file_name: Annotated[
-        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)
-    ]
+    file_name: FileName
     content_type: str = Field(max_length=200)
     size_bytes: ByteCount = Field(ge=1)
 
