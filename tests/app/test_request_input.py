@@ -185,3 +185,17 @@ def test_every_number_and_boolean_in_a_body_is_strict(app: FastAPI) -> None:
     ]
     assert len(seen) > 30
     assert lax == []
+
+
+async def test_every_route_with_a_body_documents_415(client: httpx.AsyncClient) -> None:
+    paths = (await client.get("/api/v1/openapi.json")).json()["paths"]
+    with_body = [
+        (path, method, operation)
+        for path, item in paths.items()
+        for method, operation in item.items()
+        if "requestBody" in operation
+    ]
+    assert len(with_body) > 40
+    assert [(p, m) for p, m, op in with_body if "415" not in op["responses"]] == []
+    photos = "/api/v1/projects/{projectId}/punch/{punchId}/reference-photos/presign"
+    assert "415" in paths[photos]["post"]["responses"]

@@ -431,7 +431,7 @@ async def test_file_folder_and_photo_names_share_one_rule(client, world):
         assert [a.status_code for a in attempts] == [400] * 4, (name, [a.text for a in attempts])
     renamed = await client.patch(
         f"/api/v1/projects/{pid}/files/{result['id']}",
-        json={"name": "Plan B – rév 2.pdf"},
+        json={"name": "Plan B (rév 2).pdf"},
         headers=headers,
     )
-    assert renamed.status_code == 200 and renamed.json()["name"] == "Plan B – rév 2.pdf"
+    assert renamed.status_code == 200 and renamed.json()["name"] == "Plan B (rév 2).pdf"

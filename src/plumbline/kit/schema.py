@@ -12,12 +12,15 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     Strict,
     StringConstraints,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 # How deep a request field's JSON may nest (docs/decisions.md): deeper values would exhaust
 # the recursion of the JSON encoders that store and return them (orjson stops at 255).
@@ -63,6 +66,20 @@ class Patch(Schema):
             if name in self.model_fields_set and getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         return self
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The OpenAPI says what the body accepts: no null for the ``not_null`` fields."""
+        schema = handler(core_schema)
+        properties = handler.resolve_ref_schema(schema).get("properties", {})
+        for name in cls.not_null:
+            field = cls.model_fields[name]
+            prop = properties.get(field.alias or name) or properties.get(name) or {}
+            if "anyOf" in prop:
+                prop["anyOf"] = [b for b in prop["anyOf"] if b.get("type") != "null"]
+        return schema
 
     def sent(self) -> dict[str, Any]:
         """The fields the body named, each dumped whole: nested items get their defaults, as
