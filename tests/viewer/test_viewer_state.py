@@ -245,3 +245,20 @@ async def test_state_nested_beyond_the_limit_is_refused(client, world, version):
     assert kept.status_code == 200, kept.text
     read = await client.get(state_url(version.id), headers=world.member.headers)
     assert read.json()["viewerState"] == _nested(31)
+
+
+async def test_state_with_integers_beyond_64_bits_is_refused(client, world, version):
+    for number in (2**63, -(2**63) - 1, 10**30):
+        response = await client.put(
+            state_url(version.id),
+            json={"viewerState": {"zoom": [{"level": number}]}, "baseRevision": 0},
+            headers=world.member.headers,
+        )
+        assert response.status_code == 400, response.text
+        assert response.json()["code"] == "VALIDATION_FAILED"
+    kept = await client.put(
+        state_url(version.id),
+        json={"viewerState": {"zoom": 2**63 - 1}, "baseRevision": 0},
+        headers=world.member.headers,
+    )
+    assert kept.status_code == 200, kept.text

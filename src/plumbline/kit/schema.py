@@ -28,14 +28,17 @@ MAX_DEPTH = 64
 
 
 def _check_value(value: Any) -> None:
-    """Refuses NUL characters (PostgreSQL text and JSONB cannot hold them) and nesting deeper
-    than ``MAX_DEPTH``; iterative, so no client value can exhaust the interpreter's stack."""
+    """Refuses NUL characters (PostgreSQL text and JSONB cannot hold them), integers beyond 64
+    bits and nesting deeper than ``MAX_DEPTH``; iterative, so no client value can exhaust the interpreter's stack."""
     pending = [(value, 0)]
     while pending:
         item, depth = pending.pop()
         if isinstance(item, str):
             if "\x00" in item:
                 raise ValueError("must not contain NUL characters")
+        elif isinstance(item, int):
+            if not -(2**63) <= item < 2**63:  # the JSON encoder stores 64-bit integers only
+                raise ValueError("must not hold integers beyond 64 bits")
         elif isinstance(item, list | tuple | set | dict):
             if depth >= MAX_DEPTH:
                 raise ValueError(f"must not be nested more than {MAX_DEPTH} levels deep")
