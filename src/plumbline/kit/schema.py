@@ -29,7 +29,8 @@ MAX_DEPTH = 64
 
 def _check_value(value: Any) -> None:
     """Refuses NUL characters (PostgreSQL text and JSONB cannot hold them), integers beyond 64
-    bits and nesting deeper than ``MAX_DEPTH``; iterative, so no client value can exhaust the interpreter's stack."""
+    bits and nesting deeper than ``MAX_DEPTH``; iterative, so no client value can exhaust the
+    interpreter's stack."""
     pending = [(value, 0)]
     while pending:
         item, depth = pending.pop()
