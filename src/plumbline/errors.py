@@ -144,11 +144,29 @@ def _field(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
-def validation_failed(exc: RequestValidationError) -> ValidationFailed:
-    """Request validation as a 400 naming the first bad field, with every field in details."""
+def _invalid_json(document: str | bytes, position: int, reason: str) -> BadRequest:
+    """Where a body stopped being JSON, as a person counts: line and column from 1."""
+    text = document.decode("utf-8", "replace") if isinstance(document, bytes) else document
+    line = text.count("\n", 0, position) + 1
+    column = position - text.rfind("\n", 0, position)
+    return BadRequest(
+        f"The body is not valid JSON: {reason} (line {line}, column {column})", code="INVALID_JSON"
+    )
+
+
+def validation_failed(exc: RequestValidationError) -> AppError:
+    """Request validation as a 400 naming the first bad field, with every field in details; a
+    body that is not JSON is 415 (not sent as JSON) or 400 ``INVALID_JSON`` (broken JSON)."""
+    errors = exc.errors()
+    for error in errors:
+        if error.get("type") == "json_invalid":
+            reason = str(error.get("ctx", {}).get("error", "invalid JSON"))
+            return _invalid_json(exc.body or "", int(error["loc"][-1]), reason)
+        # FastAPI hands a JSON route the raw bytes when the Content-Type is not JSON.
+        if tuple(error.get("loc", ())) == ("body",) and isinstance(error.get("input"), bytes):
+            return UnsupportedMediaType("Send the body as JSON (Content-Type: application/json)")
     details = [
-        {"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", "")}
-        for e in exc.errors()
+        {"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", "")} for e in errors
     ]
     first = details[0] if details else {"field": "body", "message": "invalid"}
     return ValidationFailed(f"Invalid {first['field']}: {first['message']}", details=details)

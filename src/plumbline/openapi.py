@@ -18,6 +18,7 @@ ERROR_DESCRIPTIONS = {
     "404": "Not found (also for records of other tenants)",
     "409": "Conflict: invalid transition, lock held or revision conflict",
     "413": "Request body too large",
+    "415": "Unsupported media type: the body is not JSON, or a file type this route refuses",
     "429": "Rate limited; see Retry-After",
     "500": "Internal server error",
 }
@@ -48,6 +49,8 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
             codes = PROTECTED_ERRORS if operation.get("security") else PUBLIC_ERRORS
+            if "requestBody" in operation:  # a body not sent as JSON is refused with 415
+                codes = (*codes, "415")
             for code in codes:
                 responses.setdefault(
                     code, {"description": ERROR_DESCRIPTIONS[code], "content": error_ref}

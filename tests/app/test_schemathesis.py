@@ -11,6 +11,7 @@ import sys
 import httpx
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
+from schemathesis import APIOperation
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -20,13 +21,24 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.live import LiveServer
 
-EXAMPLES = int(os.environ.get("PLUMBLINE_FUZZ_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("PLUMBLINE_FUZZ_EXAMPLES", "10"))
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
     content_type_conformance,
     response_schema_conformance,
 ]
+# Body fields that name a record, and the known record they get (else nearly every body with
+# one would stop at "not found" before reaching the rules behind it).
+BODY_REFERENCES = {
+    "assigneeId": "userId",
+    "managerId": "userId",
+    "fileId": "fileId",
+    "fileVersionId": "fileVersionId",
+    "folderId": "folderId",
+    "parentId": "folderId",
+    "projectId": "projectId",
+}
 # Calls that would end the fuzzer's own session or delete the tenant it works in, and streams.
 EXCLUDED = [
     ("POST", r"/api/auth/(sign-out|revoke-.*|change-password|reset-password|update-user)"),
@@ -56,7 +68,71 @@ def _excluded(method: str, path: str) -> bool:
     return any(method == m and re.fullmatch(p, path) for m, p in EXCLUDED)
 
 
+def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, str]:
+    """One record of each kind, so the fuzzed calls on ``.../{issueId}`` and the like reach a
+    real row: the chained create -> read/update -> delete the stateful defects hide in."""
+
+    def post(path: str, body: dict[str, object]) -> dict[str, str]:
+        response = httpx.post(f"{url}/api/v1{path}", json=body, headers=headers)
+        assert response.status_code == 200, (path, response.text)
+        return response.json()  # type: ignore[no-any-return]
+
+    project = f"/projects/{project_id}"
+    target = post(
+        "/files/presign-upload",
+        {"projectId": project_id, "fileName": "F-1.pdf", "contentType": "application/pdf",
+         "sizeBytes": 4},
+    )  # fmt: skip
+    upload_url = target["uploadUrl"].replace("http://127.0.0.1:8000", url)  # the public URL
+    put = httpx.request(target["method"], upload_url, content=b"%PDF", headers=target["headers"])
+    assert put.status_code == 200, put.text
+    file = post("/files/complete-upload", {"uploadId": target["uploadId"]})
+    key = post(f"{project}/api-keys", {"name": "fuzzed", "scopes": ["issues:read"]})
+    return {
+        "issueId": post(f"{project}/issues", {"title": "Fuzzed issue"})["id"],
+        "rfiId": post(f"{project}/rfi", {"title": "Fuzzed RFI"})["id"],
+        "punchId": post(f"{project}/punch", {"title": "Fuzzed punch item"})["id"],
+        "reportId": post(f"{project}/field-reports", {"title": "Fuzzed report"})["id"],
+        "folderId": post(f"{project}/folders", {"name": "Fuzzed folder"})["id"],
+        "fileId": file["id"],
+        "fileVersionId": file["fileVersionId"],
+        "keyId": key["id"],
+    }
+
+
+def _fuzz(operation: APIOperation, url: str, headers: dict[str, str], known: dict[str, str]) -> int:
+    """Runs the operation's generated cases; how many calls it made."""
+    calls = 0
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(case=operation.as_strategy())
+    def exercise(case: schemathesis.Case) -> None:
+        nonlocal calls
+        for name, value in known.items():
+            if case.path_parameters and name in case.path_parameters:
+                case.path_parameters[name] = value
+        if isinstance(case.body, dict):  # references in bodies name real records too
+            for field, name in BODY_REFERENCES.items():
+                if isinstance(case.body.get(field), str):
+                    case.body[field] = known[name]
+        response = case.call(base_url=url, headers=headers, timeout=15)
+        calls += 1
+        case.validate_response(response, checks=CHECKS, headers=headers)
+
+    exercise()
+    return calls
+
+
 def test_fuzzed_requests_never_break_the_contract() -> None:
+    """Every operation, as the demo user's verified session and as an API key with every
+    scope, with generated valid and edge-case inputs; path ids point at real records, and the
+    deletes run last, after the reads and updates of those records."""
     known = _demo(dict(os.environ))
     with LiveServer() as server:
         signed_in = httpx.post(
@@ -66,36 +142,28 @@ def test_fuzzed_requests_never_break_the_contract() -> None:
         )
         assert signed_in.status_code == 200, signed_in.text
         cookie = signed_in.cookies["auth.session_token"]
-        headers = {"Origin": "http://127.0.0.1:8000", "Cookie": f"auth.session_token={cookie}"}
+        session = {"Origin": "http://127.0.0.1:8000", "Cookie": f"auth.session_token={cookie}"}
+        api_key = {"x-api-key": known.pop("apiKey")}
+        known.update(_records(server.url, session, known["projectId"]))
+        known["userId"] = signed_in.json()["user"]["id"]
         schema = schemathesis.openapi.from_dict(
             httpx.get(f"{server.url}/api/v1/openapi.json").json()
         )
+        operations = [
+            op
+            for result in schema.get_all_operations()
+            if not _excluded((op := result.ok()).method.upper(), op.path)
+        ]
+        # Reads, creates and updates first; deletes last (a stable sort keeps the rest's order).
+        operations.sort(key=lambda op: op.method.upper() == "DELETE")
         failures: list[str] = []
-        operations = 0
-        for result in schema.get_all_operations():
-            operation = result.ok()
-            if _excluded(operation.method.upper(), operation.path):
-                continue
-            operations += 1
-
-            @settings(
-                max_examples=EXAMPLES,
-                deadline=None,
-                database=None,
-                phases=[Phase.explicit, Phase.generate],
-                suppress_health_check=list(HealthCheck),
-            )
-            @given(case=operation.as_strategy())
-            def exercise(case: schemathesis.Case) -> None:
-                for name, value in known.items():
-                    if case.path_parameters and name in case.path_parameters:
-                        case.path_parameters[name] = value
-                response = case.call(base_url=server.url, headers=headers, timeout=15)
-                case.validate_response(response, checks=CHECKS, headers=headers)
-
-            try:
-                exercise()
-            except Exception as exc:
-                failures.append(f"{operation.method.upper()} {operation.path}: {exc}"[:2000])
-        assert operations > 1
+        calls = 0
+        for operation in operations:
+            for who, headers in (("session", session), ("API key", api_key)):
+                try:
+                    calls += _fuzz(operation, server.url, headers, known)
+                except Exception as exc:
+                    label = f"{operation.method.upper()} {operation.path} ({who})"
+                    failures.append(f"{label}: {exc}"[:2000])
+        assert len(operations) > 100 and calls > len(operations) * EXAMPLES
         assert failures == [], "\n\n".join(failures)

@@ -19,7 +19,7 @@ from tests.factories import (
     key_headers,
     make_world,
 )
-from tests.file.helpers import PDF, storage_used, upload, version_row
+from tests.file.helpers import PDF, presign, storage_used, upload, version_row
 
 
 async def _folder(client, world, name, parent_id=None):
@@ -381,3 +381,58 @@ async def test_content_missing_object_is_404(client, world):
         f"/api/v1/files/{result['id']}/content", headers=world.member.headers
     )
     assert response.status_code == 404
+
+
+async def test_huge_numbers_in_version_and_range_are_client_errors(client, world):
+    data = bytes(range(256)) * 4
+    result = await upload(client, world.member.headers, world.project.id, "H-1.pdf", data)
+    base = f"/api/v1/files/{result['id']}"
+    headers = world.member.headers
+    for huge in ("9223372036854775808", "2147483648", "1" * 5000):
+        for route in ("content", "presign-read"):
+            response = await client.get(f"{base}/{route}?version={huge}", headers=headers)
+            assert response.status_code == 400, response.text
+            assert response.json()["code"] == "VALIDATION_FAILED"
+    digits = "9" * 5000
+    signed = (await client.get(f"{base}/presign-read", headers=headers)).json()["url"]
+    for url, sent in ((f"{base}/content", headers), (signed, {})):
+        beyond = await client.get(url, headers={**sent, "Range": f"bytes={digits}-"})
+        assert beyond.status_code == 416
+        whole = await client.get(url, headers={**sent, "Range": f"bytes=-{digits}"})
+        assert whole.status_code == 206 and whole.content == data
+        capped = await client.get(url, headers={**sent, "Range": f"bytes=0{digits}-"})
+        assert capped.status_code == 416
+        open_end = await client.get(url, headers={**sent, "Range": f"bytes=10-{digits}"})
+        assert open_end.status_code == 206 and open_end.content == data[10:]
+
+
+async def test_file_folder_and_photo_names_share_one_rule(client, world):
+    headers = world.member.headers
+    pid = world.project.id
+    result = await upload(client, headers, pid, "N-1.pdf")
+    issue = await client.post(
+        f"/api/v1/projects/{pid}/issues", json={"title": "t"}, headers=headers
+    )
+    photos = f"/api/v1/projects/{pid}/issues/{issue.json()['id']}/reference-photos/presign"
+    for name in ("bell\a.pdf", "\x1b[31mred.pdf", "back\bspace.pdf", "del\x7f.pdf", "a/b.pdf"):
+        attempts = [
+            await presign(client, headers, pid, name, 10),
+            await client.patch(
+                f"/api/v1/projects/{pid}/files/{result['id']}", json={"name": name}, headers=headers
+            ),
+            await client.post(
+                f"/api/v1/projects/{pid}/folders", json={"name": name}, headers=headers
+            ),
+            await client.post(
+                photos,
+                json={"fileName": name, "contentType": "image/png", "sizeBytes": 10},
+                headers=headers,
+            ),
+        ]
+        assert [a.status_code for a in attempts] == [400] * 4, (name, [a.text for a in attempts])
+    renamed = await client.patch(
+        f"/api/v1/projects/{pid}/files/{result['id']}",
+        json={"name": "Plan B (rév 2).pdf"},
+        headers=headers,
+    )
+    assert renamed.status_code == 200 and renamed.json()["name"] == "Plan B (rév 2).pdf"

@@ -246,3 +246,16 @@ async def test_csv_export_streams_every_batch(client: httpx.AsyncClient, world: 
     rows = _parse(response)
     assert len(rows) == 1201
     assert [int(r["number"]) for r in rows] == list(range(1201, 0, -1))
+
+
+async def test_csv_export_neutralises_formulas_after_line_breaks(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    sneaky = ["\n=HYPERLINK(2)", "\r+1", " \t@SUM(1)", "\r\n-2"]
+    for text in sneaky:
+        await create_issue(client, world.project.id, world.member.headers, description=text)
+    response = await client.get(
+        f"{issues_url(world.project.id)}/export.csv", headers=world.member.headers
+    )
+    cells = {r["description"] for r in _parse(response)}
+    assert {"'" + text for text in sneaky} <= cells

@@ -272,3 +272,19 @@ async def test_unknown_issue_is_404(client: httpx.AsyncClient, world: World) -> 
         assert response.json() == {"error": "Issue not found", "code": "NOT_FOUND"}
     stranger = await create_user(name="No Body")
     assert (await client.get(url, headers=stranger.headers)).status_code == 404
+
+
+async def test_patch_checklist_items_default_as_on_create(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    issue = await create_issue(client, world.project.id, world.member.headers)
+    response = await _patch(
+        client, world, issue["id"], world.member.headers, checklist=[{"label": "x"}]
+    )
+    assert response.status_code == 200, response.text
+    [item] = response.json()["checklist"]
+    assert item["label"] == "x" and item["done"] is False and item["id"]
+    refused = await _patch(client, world, issue["id"], world.member.headers, checklist=[{}])
+    assert (
+        refused.status_code == 400 and refused.json()["details"][0]["field"] == "checklist.0.label"
+    )

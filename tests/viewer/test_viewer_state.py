@@ -219,3 +219,47 @@ async def test_api_keys_read_with_files_read_only(client, world, version):
         state_url(version.id), json={"viewerState": {}, "baseRevision": 0}, headers=key_headers(raw)
     )
     assert put.status_code == 403
+
+
+def _nested(depth: int) -> dict:
+    value: dict = {}
+    for _ in range(depth):
+        value = {"a": [value]}
+    return value
+
+
+async def test_state_nested_beyond_the_limit_is_refused(client, world, version):
+    deep = await client.put(
+        state_url(version.id),
+        json={"viewerState": _nested(270), "baseRevision": 0},
+        headers=world.member.headers,
+    )
+    assert deep.status_code == 400, deep.text
+    assert deep.json()["code"] == "VALIDATION_FAILED"
+    assert "nested" in deep.json()["error"]
+    # 31 levels of {"a": [...]} are 62 of JSON under viewerState: within the limit of 64.
+    kept = await client.put(
+        state_url(version.id),
+        json={"viewerState": _nested(31), "baseRevision": 0},
+        headers=world.member.headers,
+    )
+    assert kept.status_code == 200, kept.text
+    read = await client.get(state_url(version.id), headers=world.member.headers)
+    assert read.json()["viewerState"] == _nested(31)
+
+
+async def test_state_with_integers_beyond_64_bits_is_refused(client, world, version):
+    for number in (2**63, -(2**63) - 1, 10**30):
+        response = await client.put(
+            state_url(version.id),
+            json={"viewerState": {"zoom": [{"level": number}]}, "baseRevision": 0},
+            headers=world.member.headers,
+        )
+        assert response.status_code == 400, response.text
+        assert response.json()["code"] == "VALIDATION_FAILED"
+    kept = await client.put(
+        state_url(version.id),
+        json={"viewerState": {"zoom": 2**63 - 1}, "baseRevision": 0},
+        headers=world.member.headers,
+    )
+    assert kept.status_code == 200, kept.text

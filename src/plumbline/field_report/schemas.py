@@ -12,7 +12,7 @@ from pydantic import (
     model_validator,
 )
 
-from plumbline.kit.schema import CalendarDay, EmailAddress, Patch, Schema, Title
+from plumbline.kit.schema import CalendarDay, EmailAddress, Number, Patch, Schema, Title
 
 ReportKind = Literal["DAILY", "WEEKLY"]
 ReportStatus = Literal["DRAFT", "SUBMITTED"]
@@ -24,9 +24,9 @@ LongText = Annotated[str, StringConstraints(max_length=20000)]
 
 class Weather(Schema):
     conditions: str | None = Field(None, max_length=200)
-    high_temp: float | None = Field(None, ge=-100, le=200)
-    low_temp: float | None = Field(None, ge=-100, le=200)
-    precipitation: str | float | None = None
+    high_temp: Number | None = Field(None, ge=-100, le=200)
+    low_temp: Number | None = Field(None, ge=-100, le=200)
+    precipitation: str | Annotated[Number, Field(ge=0, le=100_000)] | None = None
 
     @model_validator(mode="after")
     def _short_precipitation(self) -> Weather:
@@ -39,7 +39,7 @@ class ManpowerRow(Schema):
     company: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
     trade: str | None = Field(None, max_length=200)
     workers: int = Field(ge=0, le=100000, strict=True)
-    hours: float = Field(0, ge=0, le=1000000)
+    hours: Number = Field(0, ge=0, le=1000000)
 
 
 Manpower = Annotated[list[ManpowerRow], Field(max_length=200)]

@@ -2,15 +2,17 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import ByteCount, Schema
 
-FolderName = Annotated[
+# One rule for the names of files, folders and photos: a name, not a path, and nothing a
+# terminal, a header or a listing would act on (control characters, DEL and C1 controls).
+FileName = Annotated[
     str,
     StringConstraints(
-        strip_whitespace=True, min_length=1, max_length=255, pattern=r"^[^/\\\x00-\x1f]+$"
+        strip_whitespace=True, min_length=1, max_length=255, pattern=r"^[^/\\\x00-\x1f\x7f-\x9f]+$"
     ),
 ]
-FileName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+FolderName = FileName
 ContentType = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Discipline = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
@@ -18,7 +20,7 @@ Sha256 = Annotated[
     str, StringConstraints(strip_whitespace=True, to_lower=True, pattern=r"^[0-9a-fA-F]{64}$")
 ]
 Template = Literal["construction-standard", "fm-handover", "design-phase"]
-SizeBytes = Annotated[int, Field(ge=0, le=2**53)]
+SizeBytes = ByteCount
 
 
 class FolderCreate(Schema):

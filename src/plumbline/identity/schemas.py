@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
-from plumbline.kit.schema import EmailAddress, ErrorBody, Schema
+from plumbline.kit.schema import EmailAddress, ErrorBody, Flag, Schema
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -50,13 +50,13 @@ class SignUp(Schema):
     password: NewPassword
     image: Image | None = None
     callback_url: Url | None = Field(default=None, alias="callbackURL")
-    remember_me: bool = True
+    remember_me: Flag = True
 
 
 class SignIn(Schema):
     email: EmailAddress
     password: Password
-    remember_me: bool = True
+    remember_me: Flag = True
     callback_url: Url | None = Field(default=None, alias="callbackURL")
 
 
@@ -78,7 +78,7 @@ class ResetPassword(Schema):
 class ChangePassword(Schema):
     current_password: Password
     new_password: NewPassword
-    revoke_other_sessions: bool = False
+    revoke_other_sessions: Flag = False
 
 
 class UpdateUser(Schema):
@@ -155,7 +155,7 @@ class Me(BaseModel):
 
 
 class ViewerPresence(BaseModel):
-    hidden: bool
+    hidden: Flag
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:

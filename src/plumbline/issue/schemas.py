@@ -8,7 +8,18 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from plumbline.kit.schema import CalendarDay, Patch, Pin, PinRead, Schema, Title
+from plumbline.file.schemas import FileName
+from plumbline.kit.schema import (
+    ByteCount,
+    CalendarDay,
+    Flag,
+    PageNumber,
+    Patch,
+    Pin,
+    PinRead,
+    Schema,
+    Title,
+)
 
 STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
 PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
@@ -26,7 +37,7 @@ Ref = Annotated[str, StringConstraints(min_length=1, max_length=32)]
 class ChecklistItem(Schema):
     id: str | None = Field(default=None, max_length=64)
     label: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
-    done: bool = False
+    done: Flag = False
 
 
 class IssueCreate(Schema):
@@ -40,7 +51,7 @@ class IssueCreate(Schema):
     location: str | None = Field(default=None, max_length=500)
     file_id: Ref | None = None
     file_version_id: Ref | None = None
-    page_number: int | None = Field(default=None, ge=1, le=100_000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
     asset_id: Ref | None = None
     work_order_type: WorkOrderType | None = None
@@ -62,7 +73,7 @@ class IssueUpdate(Patch):
     location: str | None = Field(default=None, max_length=500)
     file_id: Ref | None = None
     file_version_id: Ref | None = None
-    page_number: int | None = Field(default=None, ge=1, le=100_000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
     asset_id: Ref | None = None
     work_order_type: WorkOrderType | None = None
@@ -132,11 +143,9 @@ class CommentRead(BaseModel):
 
 
 class PhotoPresign(Schema):
-    file_name: Annotated[
-        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)
-    ]
+    file_name: FileName
     content_type: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-    size_bytes: int = Field(ge=1)
+    size_bytes: ByteCount = Field(ge=1)
 
 
 class PhotoComplete(Schema):

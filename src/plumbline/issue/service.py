@@ -227,7 +227,7 @@ class IssueService:
     ) -> dict[str, Any]:
         db = uow.session
         issue = await self._entity(db, ctx, issue_id)
-        changes = body.model_dump(exclude_unset=True)
+        changes = body.sent()
         kind = changes.get("issue_kind", issue.issue_kind)
         if kind != issue.issue_kind:
             if kind == "OCCUPANT":

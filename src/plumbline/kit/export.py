@@ -2,8 +2,10 @@
 
 from typing import Any
 
-# Spreadsheet programs run cells starting with these as formulas.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# Spreadsheet programs run cells starting with these as formulas, also after leading blanks
+# and line breaks (which they skip), and treat a leading tab, CR or LF as a cell break.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+_SKIPPED = " \t\r\n"
 
 
 def csv_cell(value: Any) -> Any:
@@ -11,6 +13,8 @@ def csv_cell(value: Any) -> Any:
     as a formula, anything else as it is."""
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if isinstance(value, str) and (
+        value.startswith(_FORMULA_START) or value.lstrip(_SKIPPED).startswith(_FORMULA_START)
+    ):
         return "'" + value
     return value

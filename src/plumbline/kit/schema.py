@@ -7,27 +7,45 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
     AfterValidator,
+    AllowInfNan,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
+    Strict,
     StringConstraints,
     field_validator,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+
+# How deep a request field's JSON may nest (docs/decisions.md): deeper values would exhaust
+# the recursion of the JSON encoders that store and return them (orjson stops at 255).
+MAX_DEPTH = 64
 
 
-def _contains_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, list | tuple | set):
-        return any(_contains_nul(item) for item in value)
-    if isinstance(value, dict):
-        return any(_contains_nul(k) or _contains_nul(v) for k, v in value.items())
-    if isinstance(value, BaseModel):
-        return False  # a nested Schema checked its own fields
-    return False
+def _check_value(value: Any) -> None:
+    """Refuses NUL characters (PostgreSQL text and JSONB cannot hold them), integers beyond 64
+    bits and nesting deeper than ``MAX_DEPTH``; iterative, so no client value can exhaust the
+    interpreter's stack."""
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise ValueError("must not contain NUL characters")
+        elif isinstance(item, int):
+            if not -(2**63) <= item < 2**63:  # the JSON encoder stores 64-bit integers only
+                raise ValueError("must not hold integers beyond 64 bits")
+        elif isinstance(item, list | tuple | set | dict):
+            if depth >= MAX_DEPTH:
+                raise ValueError(f"must not be nested more than {MAX_DEPTH} levels deep")
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+        # A nested Schema checked its own fields.
 
 
 class Schema(BaseModel):
@@ -36,9 +54,8 @@ class Schema(BaseModel):
     @field_validator("*", mode="after")
     @classmethod
     def _refuse_nul_characters(cls, value: Any) -> Any:
-        """PostgreSQL text and JSONB cannot hold NUL: refuse it in every request field (400)."""
-        if _contains_nul(value):
-            raise ValueError("must not contain NUL characters")
+        """Every request field: no NUL characters, no deep nesting (400)."""
+        _check_value(value)
         return value
 
 
@@ -53,6 +70,25 @@ class Patch(Schema):
             if name in self.model_fields_set and getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         return self
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The OpenAPI says what the body accepts: no null for the ``not_null`` fields."""
+        schema = handler(core_schema)
+        properties = handler.resolve_ref_schema(schema).get("properties", {})
+        for name in cls.not_null:
+            field = cls.model_fields[name]
+            prop = properties.get(field.alias or name) or properties.get(name) or {}
+            if "anyOf" in prop:
+                prop["anyOf"] = [b for b in prop["anyOf"] if b.get("type") != "null"]
+        return schema
+
+    def sent(self) -> dict[str, Any]:
+        """The fields the body named, each dumped whole: nested items get their defaults, as
+        on create (``exclude_unset`` would drop them)."""
+        return self.model_dump(include=self.model_fields_set)
 
 
 class Ok(BaseModel):
@@ -84,14 +120,26 @@ def _calendar_day(value: Any) -> Any:
 
 CalendarDay = Annotated[date, BeforeValidator(_calendar_day)]
 
+# Numbers from clients. Every integer has bounds (an unbounded one overflows a database column
+# or a conversion with a 500), and in bodies numbers and booleans are strict: "10" and true are
+# not numbers, 1 is not true. Query and path values arrive as text, so their types stay lax.
+MAX_INT32 = 2**31 - 1  # versions, revisions and per-project numbers are 32-bit columns
+MAX_BYTES = 2**53  # the largest integer a JavaScript client holds exactly
+Flag = Annotated[bool, Strict()]
+Number = Annotated[float, Strict(), AllowInfNan(False)]
+ByteCount = Annotated[int, Strict(), Field(ge=0, le=MAX_BYTES)]
+Revision = Annotated[int, Strict(), Field(ge=0, le=MAX_INT32)]
+PageNumber = Annotated[int, Strict(), Field(ge=1, le=100_000)]
+VersionNumber = Annotated[int, Field(ge=1, le=MAX_INT32)]
+
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 
 
 class Pin(Schema):
     """A point on a drawing page, normalised to 0..1 from the top-left corner."""
 
-    x: float = Field(ge=0, le=1)
-    y: float = Field(ge=0, le=1)
+    x: Number = Field(ge=0, le=1)
+    y: Number = Field(ge=0, le=1)
 
 
 class PinRead(BaseModel):

@@ -1,12 +1,12 @@
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, Strict, StringConstraints
 
 from plumbline.kit.schema import EmailAddress, Schema
 
 RoleName = Literal["SUPER_ADMIN", "ADMIN", "MANAGER", "MEMBER"]
 InviteKind = Literal["INTERNAL", "CLIENT", "CONTRACTOR", "SUBCONTRACTOR"]
-ExpiresInDays = Annotated[int, Field(ge=1, le=90, description="1..90 days, default 14")]
+ExpiresInDays = Annotated[int, Strict(), Field(ge=1, le=90, description="1..90 days, default 14")]
 ProjectIds = Annotated[
     list[Annotated[str, StringConstraints(max_length=64)]], Field(max_length=1000)
 ]

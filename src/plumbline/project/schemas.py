@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, StringConstraints, field_validator
 
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES
-from plumbline.kit.schema import CalendarDay, Schema
+from plumbline.kit.schema import CalendarDay, Flag, Schema
 
 STAGES = (
     "Planning",
@@ -70,13 +70,13 @@ class ProjectUpdate(Schema):
     end_date: CalendarDay | None = None
     project_number: ProjectNumber | None = None
     timezone: Timezone | None = None
-    operations_mode: bool | None = None
+    operations_mode: Flag | None = None
 
 
 class ProjectSettingsUpdate(Schema):
-    modules: dict[str, bool] | None = None
-    client_visibility: dict[str, bool] | None = None
-    operations_mode: bool | None = None
+    modules: dict[str, Flag] | None = None
+    client_visibility: dict[str, Flag] | None = None
+    operations_mode: Flag | None = None
 
     @field_validator("modules")
     @classmethod

@@ -7,7 +7,17 @@ from typing import Annotated, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
-from plumbline.kit.schema import CalendarDay, Patch, Pin, PinRead, Schema, Title
+from plumbline.file.schemas import FileName
+from plumbline.kit.schema import (
+    ByteCount,
+    CalendarDay,
+    PageNumber,
+    Patch,
+    Pin,
+    PinRead,
+    Schema,
+    Title,
+)
 
 PunchStatus = Literal["OPEN", "IN_PROGRESS", "READY_FOR_REVIEW", "CLOSED"]
 PunchPriority = Literal["P1", "P2", "P3"]
@@ -52,7 +62,7 @@ class PunchCreate(Schema):
     due_date: CalendarDay | None = None
     notes: str | None = Field(None, max_length=20000)
     file_version_id: str | None = Field(None, max_length=64)
-    page_number: int | None = Field(None, ge=1, le=100000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
 
 
@@ -69,7 +79,7 @@ class PunchUpdate(Patch):
     due_date: CalendarDay | None = None
     notes: str | None = Field(None, max_length=20000)
     file_version_id: str | None = Field(None, max_length=64)
-    page_number: int | None = Field(None, ge=1, le=100000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
 
 
@@ -88,11 +98,9 @@ class PunchBulkUpdate(Schema):
 
 
 class PhotoPresign(Schema):
-    file_name: Annotated[
-        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)
-    ]
+    file_name: FileName
     content_type: str = Field(max_length=200)
-    size_bytes: int = Field(ge=1)
+    size_bytes: ByteCount = Field(ge=1)
 
 
 class PhotoComplete(Schema):

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from plumbline.file.schemas import AttachmentRead, ContentType, FileName, Sha256, SizeBytes
-from plumbline.kit.schema import CalendarDay, Pin, PinRead, Schema
+from plumbline.kit.schema import CalendarDay, PageNumber, Pin, PinRead, Schema
 
 Status = Literal["OPEN", "IN_REVIEW", "ANSWERED", "CLOSED"]
 Priority = Literal["LOW", "MEDIUM", "HIGH"]
@@ -35,7 +35,7 @@ class _RfiFields(Schema):
     manager_id: Id | None = None
     issue_ids: list[Id] = Field(default_factory=list, max_length=MAX_ISSUES)
     file_version_id: Id | None = None
-    page_number: int | None = Field(default=None, ge=1, le=100_000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
 
     @field_validator("assignee_ids", "issue_ids")
@@ -83,7 +83,7 @@ class RfiUpdate(Schema):
     manager_id: Id | None = None
     issue_ids: list[Id] | None = Field(default=None, max_length=MAX_ISSUES)
     file_version_id: Id | None = None
-    page_number: int | None = Field(default=None, ge=1, le=100_000)
+    page_number: PageNumber | None = None
     pin: Pin | None = None
     answer_message_id: Id | None = None
 

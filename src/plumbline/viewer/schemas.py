@@ -1,8 +1,8 @@
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, Strict
 
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import Revision, Schema
 
 
 class LockRead(Schema):
@@ -19,7 +19,7 @@ class ViewerStateRead(Schema):
 
 class ViewerStateWrite(Schema):
     viewer_state: dict[str, Any]
-    base_revision: int = Field(ge=0)
+    base_revision: Revision
 
 
 class RevisionRead(Schema):
@@ -28,7 +28,7 @@ class RevisionRead(Schema):
 
 class Heartbeat(Schema):
     connection_id: str = Field(min_length=1, max_length=64)
-    page_index: int | None = Field(default=None, ge=0, le=1_000_000)
+    page_index: Annotated[int, Strict(), Field(ge=0, le=1_000_000)] | None = None
 
 
 class ConnectionRef(Schema):

@@ -15,12 +15,12 @@ from plumbline.file.files import files as file_service
 from plumbline.file.schemas import FileRead, FileUpdate, OpenedFile, ReadUrl, ResolvedRevision
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import Ok
+from plumbline.kit.schema import Ok, VersionNumber
 from plumbline.routing import make_router
 
 router = make_router(tags=["files"])
 
-Version = Annotated[int | None, Query(ge=1, description="Version number (default: latest)")]
+Version = Annotated[VersionNumber | None, Query(description="Version number (default: latest)")]
 
 
 @router.get("/projects/{projectId}/files", response_model=list[FileRead])

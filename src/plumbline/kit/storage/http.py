@@ -13,8 +13,18 @@ from plumbline.kit.storage.base import Storage, content_disposition
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
+# No object is this large: longer numbers in a Range header are read as this, which also keeps
+# them clear of Python's limit on the digits int() converts (a 500 otherwise).
+_BEYOND_ANY_OBJECT = 10**18
+
+
 class Unsatisfiable(Exception):
     pass
+
+
+def _offset(digits: str) -> int:
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) < 18 else _BEYOND_ANY_OBJECT
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
@@ -29,12 +39,12 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     if not first and not last:
         return None
     if not first:
-        length = int(last)
+        length = _offset(last)
         if length == 0 or size == 0:
             raise Unsatisfiable
         return max(0, size - length), size - 1
-    start = int(first)
-    end = int(last) if last else size - 1
+    start = _offset(first)
+    end = _offset(last) if last else size - 1
     if last and end < start:
         return None
     if start >= size:
