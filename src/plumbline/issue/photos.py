@@ -13,7 +13,7 @@ from plumbline.issue import repository as repo
 from plumbline.issue.access import require_row
 from plumbline.issue.schemas import PhotoComplete, PhotoPresign
 from plumbline.kit import clock
-from plumbline.records import PHOTO_TYPES
+from plumbline.records.uploads import PHOTO_TYPES
 
 ENTITY_TYPE = repo.PHOTO_ENTITY
 MAX_BYTES = 15 * 1024 * 1024

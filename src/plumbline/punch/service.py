@@ -47,7 +47,8 @@ from plumbline.punch.schemas import (
     PunchFilters,
     PunchUpdate,
 )
-from plumbline.records import PHOTO_TYPES, hidden_from_client, soft_delete
+from plumbline.records import hidden_from_client, soft_delete
+from plumbline.records.uploads import PHOTO_TYPES
 
 ENTITY = "punch_item"
 TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
