@@ -272,3 +272,25 @@ async def test_unknown_issue_is_404(client: httpx.AsyncClient, world: World) -> 
         assert response.json() == {"error": "Issue not found", "code": "NOT_FOUND"}
     stranger = await create_user(name="No Body")
     assert (await client.get(url, headers=stranger.headers)).status_code == 404
+
+
+async def test_patch_checklist_validates_and_defaults_as_create(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    issue = await create_issue(client, world.project.id, world.member.headers)
+    response = await _patch(
+        client,
+        world,
+        issue["id"],
+        world.member.headers,
+        checklist=[{"label": " x "}, {"id": "c2", "label": "y", "done": True}],
+    )
+    assert response.status_code == 200, response.text
+    first, second = response.json()["checklist"]
+    assert first["label"] == "x" and first["done"] is False and first["id"]
+    assert second == {"id": "c2", "label": "y", "done": True}
+    refused = await _patch(
+        client, world, issue["id"], world.member.headers, checklist=[{"done": True}]
+    )
+    assert refused.status_code == 400
+    assert refused.json()["details"][0]["field"] == "checklist.0.label"
