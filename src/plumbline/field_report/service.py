@@ -37,11 +37,10 @@ from plumbline.field_report.schemas import (
     SendEmail,
 )
 from plumbline.kit import clock, ratelimit
-from plumbline.kit.ids import new_id
 from plumbline.kit.mail import Attachment, Mail, queue
 from plumbline.kit.pagination import PageParams
 from plumbline.models import FieldReport
-from plumbline.records import soft_delete
+from plumbline.records import add_record, soft_delete
 from plumbline.records.visibility import Visibility
 
 ENTITY = "field_report"
@@ -124,19 +123,7 @@ class FieldReportService:
         self.check_write(ctx)
         values = _stored({name: getattr(data, name) for name in COLUMNS})
         values["report_date"] = values["report_date"] or project_today(ctx)
-        now = clock.now()
-        report = FieldReport(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.project.workspace_id,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-            email_count=0,
-            **values,
-        )
-        db.add(report)
-        await db.flush()
+        report = await add_record(db, ctx, FieldReport, email_count=0, **values)
         changes = created(FIELDS.audited(report, EDITABLE))
         await audit_change(db, ctx, (ENTITY, report.id), "field_report.created", changes)
         return to_read(FIELDS.of(report))

@@ -23,7 +23,6 @@ from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import AppError, NotFound, ValidationFailed
 from plumbline.kit import clock
-from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import PunchItem
@@ -44,7 +43,7 @@ from plumbline.punch.schemas import (
     PunchFilters,
     PunchUpdate,
 )
-from plumbline.records import Notice, soft_delete
+from plumbline.records import Notice, add_record, soft_delete
 from plumbline.records.repository import file_of_version
 from plumbline.records.uploads import Uploads
 from plumbline.records.visibility import Visibility
@@ -166,28 +165,10 @@ class PunchService:
             assignee_ids = [ctx.user_id]
         await self._check_assignees(db, ctx, assignee_ids)
         await self._check_file_version(db, ctx, data.file_version_id)
-        now = clock.now()
-        item = PunchItem(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.project.workspace_id,
-            punch_number=await next_number(db, ctx.project.id, "punch"),
-            title=data.title,
-            location=data.location,
-            trade=data.trade,
-            priority=data.priority,
-            status="OPEN",
-            due_date=data.due_date,
-            notes=data.notes,
-            file_version_id=data.file_version_id,
-            page_number=data.page_number,
-            pin=data.pin.model_dump() if data.pin else None,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(item)
-        await db.flush()
+        values = {name: getattr(data, name) for name in COLUMNS}
+        values["pin"] = data.pin.model_dump() if data.pin else None
+        number = await next_number(db, ctx.project.id, "punch")
+        item = await add_record(db, ctx, PunchItem, punch_number=number, status="OPEN", **values)
         await ASSIGNEES.set(db, item.id, assignee_ids)
         values = _snapshot(item, assignee_ids) | {"punchNumber": item.punch_number}
         await audit_change(db, ctx, (ENTITY, item.id), "punch.created", created(values))

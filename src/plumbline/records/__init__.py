@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -13,9 +13,10 @@ from plumbline.audit.service import audit_change
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
-from plumbline.db import UnitOfWork
+from plumbline.db import Base, UnitOfWork
 from plumbline.errors import Forbidden
 from plumbline.kit import clock
+from plumbline.kit.ids import new_id
 from plumbline.notification.service import notification
 
 
@@ -28,6 +29,26 @@ class Record(Protocol):
     created_by: str | None
     updated_at: datetime
     deleted_at: datetime | None
+
+
+R = TypeVar("R", bound=Base)
+
+
+async def add_record(db: AsyncSession, ctx: ProjectContext, model: type[R], **values: Any) -> R:
+    """A new record of the caller's project, created now by the caller, added and flushed."""
+    now = clock.now()
+    record = model(
+        id=new_id(),
+        project_id=ctx.project.id,
+        workspace_id=ctx.workspace.id,
+        created_by=ctx.user_id,
+        created_at=now,
+        updated_at=now,
+        **values,
+    )
+    db.add(record)
+    await db.flush()
+    return record
 
 
 def record_access(

@@ -13,12 +13,11 @@ from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
 from plumbline.kit import clock
-from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Rfi, RfiMessage
 from plumbline.notification.service import notification
-from plumbline.records import Notice, soft_delete
+from plumbline.records import Notice, add_record, soft_delete
 from plumbline.records.repository import file_of_version
 from plumbline.records.visibility import Visibility
 from plumbline.rfi.access import visible_rfi
@@ -127,28 +126,11 @@ class RfiService:
         manager_id = body.manager_id or ctx.user_id
         await self._check_people(db, ctx, body.assignee_ids, manager_id)
         await self._check_references(db, ctx, body.file_version_id, body.issue_ids)
-        now = clock.now()
-        rfi = Rfi(
-            id=new_id(),
-            project_id=project.id,
-            workspace_id=project.workspace_id,
-            rfi_number=await next_number(db, project.id, "rfi"),
-            title=body.title,
-            question=body.question,
-            status=OPEN,
-            priority=body.priority,
-            due_date=body.due_date,
-            manager_id=manager_id,
-            issue_ids=body.issue_ids,
-            file_version_id=body.file_version_id,
-            page_number=body.page_number,
-            pin=body.pin.model_dump() if body.pin else None,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(rfi)
-        await db.flush()
+        values = {name: getattr(body, name) for name in EDITABLE}
+        values["pin"] = body.pin.model_dump() if body.pin else None
+        values["manager_id"] = manager_id
+        number = await next_number(db, project.id, "rfi")
+        rfi = await add_record(db, ctx, Rfi, rfi_number=number, status=OPEN, **values)
         await ASSIGNEES.set(db, rfi.id, body.assignee_ids)
         values = FIELDS.of(rfi)
         snapshot = _snapshot(rfi, body.assignee_ids) | {"rfiNumber": rfi.rfi_number}
