@@ -10,7 +10,6 @@ from sqlalchemy import (
     ColumnElement,
     Row,
     Table,
-    and_,
     bindparam,
     exists,
     insert,
@@ -21,8 +20,6 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit import repository as audit_repo
-from plumbline.authz.permissions import ProjectRole
-from plumbline.authz.project import ProjectContext
 from plumbline.issue.filters import IssueFilters
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -30,9 +27,7 @@ from plumbline.models import (
     Attachment,
     Issue,
     IssueComment,
-    Membership,
     ProjectCounter,
-    ProjectMember,
     User,
 )
 from plumbline.records.fields import Fields
@@ -77,7 +72,6 @@ FIELDS = Fields(
     },
 )
 ID: Any = T.id  # the Core id column, for the pagination helper
-CONTRIBUTORS = (ProjectRole.CONTRACTOR, ProjectRole.SUBCONTRACTOR)
 
 
 def _own(user_id: str) -> ColumnElement[bool]:
@@ -180,34 +174,6 @@ async def insert_issue(db: AsyncSession, values: dict[str, Any], entry: dict[str
     number = await next_number(db, values["project_id"], NUMBER_KIND)
     await conn.execute(INSERT_ISSUE, {**values, "number": number})
     return number
-
-
-async def assignable_user(db: AsyncSession, ctx: ProjectContext, user_id: str) -> Row[Any] | None:
-    """``(id, name, email)`` when the user can work on this project's issues: an internal
-    member who is not restricted away from it, or a contractor/subcontractor named on it."""
-    query = (
-        select(User.id, User.name, User.email)
-        .join(
-            Membership,
-            and_(Membership.user_id == User.id, Membership.workspace_id == ctx.workspace.id),
-        )
-        .outerjoin(
-            ProjectMember,
-            and_(ProjectMember.user_id == User.id, ProjectMember.project_id == ctx.project.id),
-        )
-        .where(
-            User.id == user_id,
-            or_(
-                and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
-                and_(Membership.is_external.is_(False), ProjectMember.id.is_not(None)),
-                and_(
-                    Membership.is_external.is_(True),
-                    ProjectMember.project_role.in_([str(r) for r in CONTRIBUTORS]),
-                ),
-            ),
-        )
-    )
-    return type_cast("Row[Any] | None", (await db.execute(query)).first())
 
 
 async def export_batch(

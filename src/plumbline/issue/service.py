@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit, audit_change, created, diff
@@ -27,7 +26,7 @@ from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
 from plumbline.records import Notice, soft_delete
-from plumbline.records.repository import file_in_project, file_of_version
+from plumbline.records.repository import assignable, file_in_project, file_of_version
 from plumbline.viewer.collab import publish_to_version
 
 # Audited fields (their columns are what a create or update may write).
@@ -119,13 +118,12 @@ class IssueService:
         by_issue = await PHOTOS.of(db, [issue_id])
         return FIELDS.row(row, referencePhotos=by_issue.get(issue_id) or [])
 
-    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> Row[Any]:
-        found = await repo.assignable_user(db, ctx, user_id)
-        if found is None:
+    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> str:
+        if user_id not in await assignable(db, ctx, [user_id]):
             raise InvalidIssueField(
                 "assigneeId", "the assignee must be someone who can work on this project"
             )
-        return found
+        return user_id
 
     async def _resolve_file(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str | None, version_id: str | None
@@ -144,12 +142,12 @@ class IssueService:
         return file_id, None
 
     async def _notify_assigned(
-        self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: Row[Any]
+        self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: str
     ) -> None:
         await ASSIGNED.send(
             uow,
             ctx,
-            [assignee.id],
+            [assignee],
             record_id=issue["id"],
             number=issue["number"],
             title=issue["title"],

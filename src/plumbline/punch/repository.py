@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, and_, or_, select
+from sqlalchemy import Row, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.models import Membership, Project, ProjectMember, PunchItem, PunchItemAssignee, User
+from plumbline.models import PunchItem, PunchItemAssignee, User
 from plumbline.punch.schemas import PunchFilters
 from plumbline.records.fields import Fields
 from plumbline.records.repository import Assignees
@@ -94,33 +94,3 @@ async def assignee_names_for(db: AsyncSession, ids: Sequence[str]) -> dict[str, 
     for punch_item_id, name, email in result:
         found[punch_item_id].append(f"{name} <{email}>")
     return found
-
-
-async def assignable(db: AsyncSession, project: Project, user_ids: Sequence[str]) -> set[str]:
-    """Of ``user_ids``, those who may hold a punch item: internal members who can see the
-    project, and its CONTRACTOR and SUBCONTRACTOR collaborators."""
-    if not user_ids:
-        return set()
-    result = await db.execute(
-        select(Membership.user_id)
-        .outerjoin(
-            ProjectMember,
-            and_(
-                ProjectMember.project_id == project.id,
-                ProjectMember.user_id == Membership.user_id,
-            ),
-        )
-        .where(
-            Membership.workspace_id == project.workspace_id,
-            Membership.user_id.in_(user_ids),
-            or_(
-                and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
-                and_(Membership.is_external.is_(False), ProjectMember.id.is_not(None)),
-                and_(
-                    Membership.is_external.is_(True),
-                    ProjectMember.project_role.in_(("CONTRACTOR", "SUBCONTRACTOR")),
-                ),
-            ),
-        )
-    )
-    return set(result.scalars())

@@ -44,7 +44,7 @@ from plumbline.punch.schemas import (
     PunchUpdate,
 )
 from plumbline.records import Notice, add_record, soft_delete
-from plumbline.records.repository import file_of_version
+from plumbline.records.repository import assignable, file_of_version
 from plumbline.records.uploads import Uploads
 from plumbline.records.visibility import Visibility
 
@@ -127,7 +127,7 @@ class PunchService:
     async def _check_assignees(
         self, db: AsyncSession, ctx: ProjectContext, user_ids: list[str]
     ) -> None:
-        allowed = await repo.assignable(db, ctx.project, user_ids)
+        allowed = await assignable(db, ctx, user_ids)
         refused = [u for u in user_ids if u not in allowed]
         if refused:
             raise ValidationFailed(

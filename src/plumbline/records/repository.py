@@ -5,10 +5,48 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, exists, insert, select
+from sqlalchemy import ColumnElement, and_, delete, exists, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.models import File, FileVersion
+from plumbline.authz.permissions import ProjectRole
+from plumbline.authz.project import ProjectContext
+from plumbline.models import File, FileVersion, Membership, ProjectMember
+
+CONTRIBUTORS = (ProjectRole.CONTRACTOR.value, ProjectRole.SUBCONTRACTOR.value)
+
+
+async def assignable(
+    db: AsyncSession, ctx: ProjectContext, user_ids: Sequence[str]
+) -> dict[str, bool]:
+    """Of ``user_ids``, those who may be given a record of the project, each with whether they
+    are internal: members who can see the project (not restricted away from it, or named on it)
+    and its CONTRACTOR and SUBCONTRACTOR collaborators."""
+    if not user_ids:
+        return {}
+    rows = await db.execute(
+        select(
+            Membership.user_id,
+            Membership.is_external,
+            Membership.restricted,
+            ProjectMember.id,
+            ProjectMember.project_role,
+        )
+        .outerjoin(
+            ProjectMember,
+            and_(
+                ProjectMember.project_id == ctx.project.id,
+                ProjectMember.user_id == Membership.user_id,
+            ),
+        )
+        .where(Membership.workspace_id == ctx.workspace.id, Membership.user_id.in_(user_ids))
+    )
+    found: dict[str, bool] = {}
+    for user_id, external, restricted, named, role in rows.tuples():
+        if not external and (named is not None or not restricted):
+            found[user_id] = True
+        elif external and named is not None and role in CONTRIBUTORS:
+            found[user_id] = False
+    return found
 
 
 async def file_in_project(db: AsyncSession, project_id: str, file_id: str) -> bool:

@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, Select, and_, or_, select
+from sqlalchemy import ColumnElement, Row, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.authz.permissions import ProjectRole
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Issue, Membership, ProjectMember, Rfi, RfiAssignee, RfiMessage, User
+from plumbline.models import Issue, Rfi, RfiAssignee, RfiMessage, User
 from plumbline.records.fields import Fields
 from plumbline.records.repository import Assignees
 from plumbline.records.visibility import Visibility
@@ -49,7 +48,6 @@ FIELDS = Fields(
 )
 AnySelect = Select[*tuple[Any, ...]]
 Rows = Sequence[Row[*tuple[Any, ...]]]
-RESPONDER_ROLES = (ProjectRole.CONTRACTOR.value, ProjectRole.SUBCONTRACTOR.value)
 # Responders; contractors and subcontractors see the RFIs they respond to.
 ASSIGNEES = Assignees(RfiAssignee, Rfi, "rfi_id")
 
@@ -116,37 +114,6 @@ class RfiRepository:
         if for_update:
             query = query.with_for_update()
         return (await db.execute(query)).scalar_one_or_none()
-
-    async def project_people(
-        self, db: AsyncSession, workspace_id: str, project_id: str, user_ids: Sequence[str]
-    ) -> dict[str, tuple[bool, str | None]]:
-        """``{user_id: (is_external, project_role)}`` for those of ``user_ids`` who can see the
-        project (internal members not restricted away from it, or named on it)."""
-        if not user_ids:
-            return {}
-        rows = await db.execute(
-            select(
-                Membership.user_id,
-                Membership.is_external,
-                Membership.restricted,
-                ProjectMember.id,
-                ProjectMember.project_role,
-            )
-            .outerjoin(
-                ProjectMember,
-                and_(
-                    ProjectMember.project_id == project_id,
-                    ProjectMember.user_id == Membership.user_id,
-                ),
-            )
-            .where(Membership.workspace_id == workspace_id, Membership.user_id.in_(user_ids))
-        )
-        people: dict[str, tuple[bool, str | None]] = {}
-        for user_id, is_external, restricted, named, project_role in rows.tuples():
-            if (is_external or restricted) and named is None:
-                continue
-            people[user_id] = (is_external, project_role if is_external else None)
-        return people
 
     async def known_issue_ids(
         self, db: AsyncSession, project_id: str, issue_ids: Sequence[str]

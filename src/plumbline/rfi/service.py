@@ -18,7 +18,7 @@ from plumbline.kit.sequence import next_number
 from plumbline.models import Rfi, RfiMessage
 from plumbline.notification.service import notification
 from plumbline.records import Notice, add_record, soft_delete
-from plumbline.records.repository import file_of_version
+from plumbline.records.repository import assignable, file_of_version
 from plumbline.records.visibility import Visibility
 from plumbline.rfi.access import visible_rfi
 from plumbline.rfi.attachments import ATTACHMENTS
@@ -33,7 +33,6 @@ from plumbline.rfi.errors import (
 from plumbline.rfi.repository import (
     ASSIGNEES,
     FIELDS,
-    RESPONDER_ROLES,
     RfiFilters,
     rfi_repository,
 )
@@ -305,17 +304,12 @@ class RfiService:
         """Responders: people who can see the project (internal, or named contractors and
         subcontractors). The manager: an internal member who can see it."""
         wanted = [*responders, *([manager_id] if manager_id else [])]
-        people = await rfi_repository.project_people(
-            db, ctx.project.workspace_id, ctx.project.id, wanted
-        )
+        people = await assignable(db, ctx, wanted)
         for user_id in responders:
-            found = people.get(user_id)
-            if found is None or (found[0] and found[1] not in RESPONDER_ROLES):
+            if user_id not in people:
                 raise invalid("assigneeIds", f"{user_id} cannot respond on this project")
-        if manager_id is not None:
-            found = people.get(manager_id)
-            if found is None or found[0]:
-                raise invalid("managerId", f"{manager_id} cannot manage RFIs on this project")
+        if manager_id is not None and not people.get(manager_id):
+            raise invalid("managerId", f"{manager_id} cannot manage RFIs on this project")
 
     async def _check_references(
         self,
