@@ -62,7 +62,7 @@ def _new_id() -> str:
 
 def _iso(value: datetime | None) -> str | None:
     """What the app writes for a UTC instant, ``2026-11-21T09:30:00.123Z``, formatted the way
-    ``plumbline.issue.serialize.iso`` does it."""
+    ``plumbline.records.fields.iso`` does it."""
     return None if value is None else value.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import typer

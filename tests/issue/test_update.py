@@ -274,17 +274,23 @@ async def test_unknown_issue_is_404(client: httpx.AsyncClient, world: World) -> 
     assert (await client.get(url, headers=stranger.headers)).status_code == 404
 
 
-async def test_patch_checklist_items_default_as_on_create(
+async def test_patch_checklist_validates_and_defaults_as_create(
     client: httpx.AsyncClient, world: World
 ) -> None:
     issue = await create_issue(client, world.project.id, world.member.headers)
     response = await _patch(
-        client, world, issue["id"], world.member.headers, checklist=[{"label": "x"}]
+        client,
+        world,
+        issue["id"],
+        world.member.headers,
+        checklist=[{"label": " x "}, {"id": "c2", "label": "y", "done": True}],
     )
     assert response.status_code == 200, response.text
-    [item] = response.json()["checklist"]
-    assert item["label"] == "x" and item["done"] is False and item["id"]
-    refused = await _patch(client, world, issue["id"], world.member.headers, checklist=[{}])
-    assert (
-        refused.status_code == 400 and refused.json()["details"][0]["field"] == "checklist.0.label"
+    first, second = response.json()["checklist"]
+    assert first["label"] == "x" and first["done"] is False and first["id"]
+    assert second == {"id": "c2", "label": "y", "done": True}
+    refused = await _patch(
+        client, world, issue["id"], world.member.headers, checklist=[{"done": True}]
     )
+    assert refused.status_code == 400
+    assert refused.json()["details"][0]["field"] == "checklist.0.label"

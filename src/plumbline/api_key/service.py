@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.api_key import repository
 from plumbline.api_key.schemas import ApiKeyCreate
-from plumbline.audit.service import audit, created
+from plumbline.audit.service import audit_change, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import NotFound, ValidationFailed
 from plumbline.kit import clock, crypto
@@ -86,15 +86,12 @@ class ApiKeyService:
         )
         db.add(key)
         await db.flush()
-        await audit.record(
+        await audit_change(
             db,
-            action="api_key.created",
-            entity_type="api_key",
-            entity_id=key.id,
-            principal=ctx.principal,
-            workspace_id=ctx.project.workspace_id,
-            project_id=ctx.project.id,
-            changes=created(
+            ctx,
+            ("api_key", key.id),
+            "api_key.created",
+            created(
                 {
                     "name": key.name,
                     "prefix": key.prefix,
@@ -113,15 +110,12 @@ class ApiKeyService:
         if key.revoked_at is not None:
             return
         key.revoked_at = clock.now()
-        await audit.record(
+        await audit_change(
             db,
-            action="api_key.revoked",
-            entity_type="api_key",
-            entity_id=key.id,
-            principal=ctx.principal,
-            workspace_id=ctx.project.workspace_id,
-            project_id=ctx.project.id,
-            changes={"revokedAt": [None, clock.iso(key.revoked_at)]},
+            ctx,
+            ("api_key", key.id),
+            "api_key.revoked",
+            {"revokedAt": [None, clock.iso(key.revoked_at)]},
         )
 
 

@@ -7,7 +7,7 @@ import io
 from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Required, TypedDict, Unpack
+from typing import Any, Protocol, Required, TypedDict, Unpack
 
 import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -72,6 +72,21 @@ class EntryFields(TypedDict, total=False):
     workspace_id: str | None
     project_id: str | None
     changes: dict[str, Any] | None
+
+
+class HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+class Scope(Protocol):
+    """Who acts where: a ``ProjectContext`` or a ``WorkspaceContext``."""
+
+    @property
+    def principal(self) -> Principal: ...
+
+    @property
+    def workspace(self) -> HasId: ...
 
 
 class AuditService:
@@ -204,3 +219,25 @@ def _csv_lines(rows: Sequence[Sequence[Any]]) -> bytes:
 
 
 audit = AuditService()
+
+
+async def audit_change(
+    db: AsyncSession,
+    ctx: Scope,
+    entity: tuple[str, str | None],
+    action: str,
+    changes: dict[str, Any] | None = None,
+) -> None:
+    """``audit.record`` of the caller's ``action`` on ``entity`` (type, id) in the caller's
+    workspace, and project when ``ctx`` names one."""
+    project: HasId | None = getattr(ctx, "project", None)
+    await audit.record(
+        db,
+        action=action,
+        entity_type=entity[0],
+        entity_id=entity[1],
+        principal=ctx.principal,
+        workspace_id=ctx.workspace.id,
+        project_id=project.id if project is not None else None,
+        changes=changes,
+    )

@@ -5,42 +5,53 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, or_, select
+from sqlalchemy import Row, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.field_report.schemas import ReportFilters
+from plumbline.kit.pagination import PageParams
 from plumbline.models import FieldReport
+from plumbline.records.fields import Fields
+from plumbline.records.visibility import Visibility
 
-COLUMNS = (
-    FieldReport.id,
-    FieldReport.project_id,
+# The response, in order; totalWorkers is derived from manpower (parsed, so not as JSON text).
+FIELDS = Fields(
+    FieldReport.__table__,
+    {
+        "id": "id",
+        "projectId": "project_id",
+        "title": "title",
+        "reportDate": "report_date",
+        "reportKind": "report_kind",
+        "status": "status",
+        "weather": "weather",
+        "manpower": "manpower",
+        "totalWorkers": None,
+        "workPerformed": "work_performed",
+        "delays": "delays",
+        "safetyNotes": "safety_notes",
+        "notes": "notes",
+        "createdBy": "created_by",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+        "lastEmailedAt": "last_emailed_at",
+        "emailCount": "email_count",
+    },
+    json_text=False,
+)
+SEARCHED = (
     FieldReport.title,
-    FieldReport.report_date,
-    FieldReport.report_kind,
-    FieldReport.status,
-    FieldReport.weather,
-    FieldReport.manpower,
     FieldReport.work_performed,
     FieldReport.delays,
     FieldReport.safety_notes,
     FieldReport.notes,
-    FieldReport.created_by,
-    FieldReport.created_at,
-    FieldReport.updated_at,
-    FieldReport.last_emailed_at,
-    FieldReport.email_count,
 )
 
 
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def list_query(project_id: str, filters: ReportFilters) -> Select[Any]:
-    query = select(*COLUMNS).where(
-        FieldReport.project_id == project_id, FieldReport.deleted_at.is_(None)
-    )
+async def list_rows(
+    db: AsyncSession, vis: Visibility, filters: ReportFilters, page: PageParams
+) -> Sequence[Row[Any]]:
+    query = select(*FIELDS.columns).where(*vis.where(FieldReport))
     if filters.status:
         query = query.where(FieldReport.status == filters.status)
     if filters.report_kind:
@@ -52,37 +63,11 @@ def list_query(project_id: str, filters: ReportFilters) -> Select[Any]:
     if filters.updated_since:
         query = query.where(FieldReport.updated_at >= filters.updated_since)
     if filters.q:
-        pattern = _like(filters.q)
-        query = query.where(
-            or_(
-                *(
-                    column.ilike(pattern, escape="\\")
-                    for column in (
-                        FieldReport.title,
-                        FieldReport.work_performed,
-                        FieldReport.delays,
-                        FieldReport.safety_notes,
-                        FieldReport.notes,
-                    )
-                )
-            )
-        )
-    return query
+        query = query.where(or_(*(c.icontains(filters.q, autoescape=True) for c in SEARCHED)))
+    return (await db.execute(page.apply(query, FieldReport.id))).all()
 
 
-async def rows(db: AsyncSession, query: Select[Any]) -> Sequence[Row[Any]]:
-    found: Sequence[Row[Any]] = (await db.execute(query)).all()
-    return found
-
-
-async def get(db: AsyncSession, project_id: str, report_id: str) -> FieldReport | None:
-    report: FieldReport | None = (
-        await db.execute(
-            select(FieldReport).where(
-                FieldReport.id == report_id,
-                FieldReport.project_id == project_id,
-                FieldReport.deleted_at.is_(None),
-            )
-        )
-    ).scalar_one_or_none()
+async def get(db: AsyncSession, vis: Visibility, report_id: str) -> FieldReport | None:
+    query = select(FieldReport).where(FieldReport.id == report_id, *vis.where(FieldReport))
+    report: FieldReport | None = (await db.execute(query)).scalar_one_or_none()
     return report

@@ -15,10 +15,9 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
@@ -30,6 +29,7 @@ from plumbline.field_report.errors import (
     FieldReportsHiddenFromClients,
     ManagerOnlyReturnToDraft,
 )
+from plumbline.field_report.repository import FIELDS
 from plumbline.field_report.schemas import (
     FieldReportCreate,
     FieldReportUpdate,
@@ -37,72 +37,38 @@ from plumbline.field_report.schemas import (
     SendEmail,
 )
 from plumbline.kit import clock, ratelimit
-from plumbline.kit.ids import new_id
 from plumbline.kit.mail import Attachment, Mail
 from plumbline.kit.pagination import PageParams
 from plumbline.mail.tasks import queue
 from plumbline.models import FieldReport
-from plumbline.records import hidden_from_client, soft_delete
+from plumbline.records import add_record, soft_delete
+from plumbline.records.visibility import Visibility
 
 ENTITY = "field_report"
 EMAILS_PER_WINDOW = 20
 EMAIL_WINDOW_SECONDS = 600
-_FIELDS = (
+# What a create or update writes, and the audit log compares.
+EDITABLE = (
     "title",
-    "report_date",
-    "report_kind",
+    "reportDate",
+    "reportKind",
     "status",
     "weather",
     "manpower",
-    "work_performed",
+    "workPerformed",
     "delays",
-    "safety_notes",
+    "safetyNotes",
     "notes",
 )
+COLUMNS = FIELDS.columns_of(EDITABLE)
 
 
 def total_workers(manpower: list[dict[str, Any]] | None) -> int:
     return sum(int(row.get("workers") or 0) for row in manpower or [])
 
 
-def to_read(report: FieldReport | Row[Any]) -> dict[str, Any]:
-    """The API shape of a report, from an entity or a selected row."""
-    manpower = list(report.manpower or [])
-    return {
-        "id": report.id,
-        "projectId": report.project_id,
-        "title": report.title,
-        "reportDate": report.report_date.isoformat(),
-        "reportKind": report.report_kind,
-        "status": report.status,
-        "weather": report.weather,
-        "manpower": manpower,
-        "totalWorkers": total_workers(manpower),
-        "workPerformed": report.work_performed,
-        "delays": report.delays,
-        "safetyNotes": report.safety_notes,
-        "notes": report.notes,
-        "createdBy": report.created_by,
-        "createdAt": clock.iso(report.created_at),
-        "updatedAt": clock.iso(report.updated_at),
-        "lastEmailedAt": clock.iso(report.last_emailed_at),
-        "emailCount": report.email_count,
-    }
-
-
-def _snapshot(report: FieldReport) -> dict[str, Any]:
-    return {
-        "title": report.title,
-        "reportDate": report.report_date,
-        "reportKind": report.report_kind,
-        "status": report.status,
-        "weather": report.weather,
-        "manpower": report.manpower,
-        "workPerformed": report.work_performed,
-        "delays": report.delays,
-        "safetyNotes": report.safety_notes,
-        "notes": report.notes,
-    }
+def to_read(values: Mapping[Any, Any]) -> dict[str, Any]:
+    return FIELDS.read(values, totalWorkers=total_workers(values["manpower"]))
 
 
 def project_today(ctx: ProjectContext) -> date:
@@ -132,10 +98,6 @@ def _unique_addresses(addresses: Iterable[str]) -> list[str]:
 
 
 class FieldReportService:
-    def check_read(self, ctx: ProjectContext) -> None:
-        if hidden_from_client(ctx, "showFieldReports"):
-            raise FieldReportsHiddenFromClients()
-
     def check_write(self, ctx: ProjectContext) -> None:
         if ctx.is_external:
             raise ExternalCannotWriteReports()
@@ -143,52 +105,29 @@ class FieldReportService:
     async def list_reports(
         self, db: AsyncSession, ctx: ProjectContext, filters: ReportFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        self.check_read(ctx)
-        query = page.apply(repo.list_query(ctx.project.id, filters), FieldReport.id)
-        found, headers = page.finish(await repo.rows(db, query))
-        return [to_read(row) for row in found], headers
+        vis = Visibility.of(ctx, "showFieldReports").collection(FieldReportsHiddenFromClients)
+        found, headers = page.finish(await repo.list_rows(db, vis, filters, page))
+        return [to_read(row._mapping) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> FieldReport:
-        report = await repo.get(db, ctx.project.id, report_id)
+        report = await repo.get(db, Visibility.of(ctx, "showFieldReports"), report_id)
         if report is None:
             raise NotFound("Field report not found")
         return report
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> dict[str, Any]:
-        if hidden_from_client(ctx, "showFieldReports"):  # like any report they cannot see
-            raise NotFound("Field report not found")
-        return to_read(await self._load(db, ctx, report_id))
+        return to_read(FIELDS.of(await self._load(db, ctx, report_id)))
 
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, data: FieldReportCreate
     ) -> dict[str, Any]:
         self.check_write(ctx)
-        values = _stored({name: getattr(data, name) for name in _FIELDS})
+        values = _stored({name: getattr(data, name) for name in COLUMNS})
         values["report_date"] = values["report_date"] or project_today(ctx)
-        now = clock.now()
-        report = FieldReport(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.project.workspace_id,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-            email_count=0,
-            **values,
-        )
-        db.add(report)
-        await db.flush()
-        await audit.record(
-            db,
-            action="field_report.created",
-            entity_type=ENTITY,
-            entity_id=report.id,
-            principal=ctx.principal,
-            workspace_id=report.workspace_id,
-            project_id=report.project_id,
-            changes=created(_snapshot(report)),
-        )
-        return to_read(report)
+        report = await add_record(db, ctx, FieldReport, email_count=0, **values)
+        changes = created(FIELDS.audited(report, EDITABLE))
+        await audit_change(db, ctx, (ENTITY, report.id), "field_report.created", changes)
+        return to_read(FIELDS.of(report))
 
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, report_id: str, data: FieldReportUpdate
@@ -196,31 +135,22 @@ class FieldReportService:
         self.check_write(ctx)
         report = await self._load(db, ctx, report_id)
         given = data.model_fields_set
-        values = _stored({name: getattr(data, name) for name in _FIELDS if name in given})
+        values = _stored({name: getattr(data, name) for name in COLUMNS if name in given})
         if (
             values.get("status") == "DRAFT"
             and report.status == "SUBMITTED"
             and not ctx.can(Permission.RECORDS_CLOSE)
         ):
             raise ManagerOnlyReturnToDraft()
-        before = _snapshot(report)
+        before = FIELDS.audited(report, EDITABLE)
         for name, value in values.items():
             setattr(report, name, value)
-        changes = diff(before, _snapshot(report))
+        changes = diff(before, FIELDS.audited(report, EDITABLE))
         if changes:
             report.updated_at = clock.now()
-            await audit.record(
-                db,
-                action="field_report.updated",
-                entity_type=ENTITY,
-                entity_id=report.id,
-                principal=ctx.principal,
-                workspace_id=report.workspace_id,
-                project_id=report.project_id,
-                changes=changes,
-            )
+            await audit_change(db, ctx, (ENTITY, report.id), "field_report.updated", changes)
             await db.flush()
-        return to_read(report)
+        return to_read(FIELDS.of(report))
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> None:
         self.check_write(ctx)
@@ -244,7 +174,7 @@ class FieldReportService:
         caller = ctx.principal.key_id or ctx.user_id
         await ratelimit.hit(f"field-report-email:{caller}", EMAILS_PER_WINDOW, EMAIL_WINDOW_SECONDS)
         recipients = _unique_addresses(str(r) for r in data.recipients)
-        body = to_read(report)
+        body = to_read(FIELDS.of(report))
         sender = ctx.principal.user.name if ctx.principal.user else "Plumbline"
         project_name = ctx.project.name
         now = clock.now()
@@ -267,16 +197,7 @@ class FieldReportService:
             before, {"lastEmailedAt": report.last_emailed_at, "emailCount": report.email_count}
         )
         changes["recipients"] = [None, recipients]
-        await audit.record(
-            db,
-            action="field_report.emailed",
-            entity_type=ENTITY,
-            entity_id=report.id,
-            principal=ctx.principal,
-            workspace_id=report.workspace_id,
-            project_id=report.project_id,
-            changes=changes,
-        )
+        await audit_change(db, ctx, (ENTITY, report.id), "field_report.emailed", changes)
         await db.flush()
         return {"ok": True, "sent": len(recipients), "lastEmailedAt": clock.iso(now)}
 

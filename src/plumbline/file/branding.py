@@ -13,7 +13,7 @@ from fastapi import Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import ClientDisconnect
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_change
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType
@@ -80,14 +80,12 @@ class BrandingService:
         old = workspace.logo_key
         workspace.logo_key, workspace.logo_content_type = key, content_type
         await uow.session.flush()
-        await audit.record(
+        await audit_change(
             uow.session,
-            action="workspace.logo_updated",
-            entity_type="workspace",
-            entity_id=workspace.id,
-            principal=ctx.principal,
-            workspace_id=workspace.id,
-            changes={"logo": [old is not None, True], "logoContentType": [None, content_type]},
+            ctx,
+            ("workspace", workspace.id),
+            "workspace.logo_updated",
+            {"logo": [old is not None, True], "logoContentType": [None, content_type]},
         )
         if old:
             discard_after_commit(uow, [old])
@@ -104,14 +102,12 @@ class BrandingService:
         old = workspace.logo_key
         workspace.logo_key, workspace.logo_content_type = None, None
         await uow.session.flush()
-        await audit.record(
+        await audit_change(
             uow.session,
-            action="workspace.logo_removed",
-            entity_type="workspace",
-            entity_id=workspace.id,
-            principal=ctx.principal,
-            workspace_id=workspace.id,
-            changes={"logo": [True, False]},
+            ctx,
+            ("workspace", workspace.id),
+            "workspace.logo_removed",
+            {"logo": [True, False]},
         )
         discard_after_commit(uow, [old])
 

@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, diff
+from plumbline.audit.service import audit_change, diff
 from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
@@ -86,15 +86,12 @@ async def remove_files(uow: UnitOfWork, ctx: ProjectContext, file_ids: Sequence[
     )
     await repository.free_storage(db, ctx.workspace.id, sum(v.size_bytes for v in versions))
     for file_id in file_ids:
-        await audit.record(
+        await audit_change(
             db,
-            action="file.deleted",
-            entity_type="file",
-            entity_id=file_id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes={"deletedAt": [None, clock.iso(clock.now())]},
+            ctx,
+            ("file", file_id),
+            "file.deleted",
+            {"deletedAt": [None, clock.iso(clock.now())]},
         )
     discard_after_commit(uow, [v.storage_key for v in versions])
 
@@ -169,15 +166,12 @@ class FileService:
             file.disciplines = list(dict.fromkeys(body.disciplines))
         file.updated_at = clock.now()
         await db.flush()
-        await audit.record(
+        await audit_change(
             db,
-            action="file.updated",
-            entity_type="file",
-            entity_id=file.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes=diff(
+            ctx,
+            ("file", file.id),
+            "file.updated",
+            diff(
                 before,
                 {"name": file.name, "folderId": file.folder_id, "disciplines": file.disciplines},
             ),
@@ -210,15 +204,8 @@ class FileService:
             latest.version,
             now,
         )
-        await audit.record(
-            db,
-            action="file.version_deleted",
-            entity_type="file",
-            entity_id=file.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes={"version": [version, None]},
+        await audit_change(
+            db, ctx, ("file", file.id), "file.version_deleted", {"version": [version, None]}
         )
         discard_after_commit(uow, [target.storage_key])
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
@@ -113,15 +113,12 @@ class FolderService:
         if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
             raise NameTaken()
         folder = await self._add(db, ctx, body.name, body.parent_id)
-        await audit.record(
+        await audit_change(
             db,
-            action="folder.created",
-            entity_type="folder",
-            entity_id=folder.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes=created({"name": folder.name, "parentId": folder.parent_id}),
+            ctx,
+            ("folder", folder.id),
+            "folder.created",
+            created({"name": folder.name, "parentId": folder.parent_id}),
         )
         return folder_dict(folder)
 
@@ -173,15 +170,12 @@ class FolderService:
             raise NameTaken()
         folder.name, folder.parent_id, folder.updated_at = name, parent_id, clock.now()
         await db.flush()
-        await audit.record(
+        await audit_change(
             db,
-            action="folder.updated",
-            entity_type="folder",
-            entity_id=folder.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes=diff(before, {"name": folder.name, "parentId": folder.parent_id}),
+            ctx,
+            ("folder", folder.id),
+            "folder.updated",
+            diff(before, {"name": folder.name, "parentId": folder.parent_id}),
         )
         return folder_dict(folder)
 
@@ -208,15 +202,12 @@ class FolderService:
             file_ids = await repository.live_files_in_folders(db, subtree)
             await remove_files(uow, ctx, file_ids)
             await repository.delete_folders(db, subtree)
-        await audit.record(
+        await audit_change(
             db,
-            action="folder.deleted",
-            entity_type="folder",
-            entity_id=folder.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes={"name": [folder.name, None], "recursive": [None, recursive]},
+            ctx,
+            ("folder", folder.id),
+            "folder.deleted",
+            {"name": [folder.name, None], "recursive": [None, recursive]},
         )
 
     async def apply_structure(
@@ -244,15 +235,12 @@ class FolderService:
                 await build(subtree, existing)
 
         await build(TEMPLATES[body.template], body.parent_id)
-        await audit.record(
+        await audit_change(
             db,
-            action="folder.structure_applied",
-            entity_type="project",
-            entity_id=ctx.project.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes={"template": [None, body.template], "created": [None, len(made)]},
+            ctx,
+            ("project", ctx.project.id),
+            "folder.structure_applied",
+            {"template": [None, body.template], "created": [None, len(made)]},
         )
         return {
             "template": body.template,

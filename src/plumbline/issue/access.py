@@ -10,19 +10,30 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.authz.project import ProjectContext
 from plumbline.issue import repository as repo
 from plumbline.issue.errors import IssueNotFound, IssuesNotShared
-from plumbline.records import hidden_from_client
+from plumbline.models import Issue
+from plumbline.records.visibility import Visibility
 
 
-def require_shared(ctx: ProjectContext) -> None:
+def visibility(ctx: ProjectContext) -> Visibility:
+    return Visibility.of(ctx, "showIssues")
+
+
+def require_shared(ctx: ProjectContext) -> Visibility:
     """Collections answer 403 to a client of a project that does not share its issues (their
     items answer 404, like any issue the caller cannot see)."""
-    if hidden_from_client(ctx, "showIssues"):
-        raise IssuesNotShared()
+    return visibility(ctx).collection(IssuesNotShared)
 
 
 async def require_row(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Row[Any]:
-    """The issue's ``repository.COLUMNS`` row within what the caller may see, else 404."""
-    row: Row[Any] | None = await repo.get_row(db, ctx, issue_id)
+    """The issue's ``FIELDS.columns`` row within what the caller may see, else 404."""
+    row: Row[Any] | None = await repo.get_row(db, visibility(ctx), issue_id)
     if row is None:
         raise IssueNotFound()
     return row
+
+
+async def require_entity(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Issue:
+    issue = await repo.get_entity(db, visibility(ctx), issue_id)
+    if issue is None:
+        raise IssueNotFound()
+    return issue

@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_change
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import Forbidden
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_row
 from plumbline.issue.schemas import CommentCreate
-from plumbline.issue.serialize import comment_dict
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.notification.service import notification
+from plumbline.records.fields import iso
+
+
+def comment_dict(row: Sequence[Any]) -> dict[str, Any]:
+    id_, issue_id, body, author_id, author_name, created_at = row
+    return {
+        "id": id_,
+        "issueId": issue_id,
+        "body": body,
+        "authorId": author_id,
+        "authorName": (author_name or "Unknown user") if author_id is not None else "API key",
+        "createdAt": iso(created_at),
+    }
 
 
 class IssueCommentService:
@@ -49,16 +62,8 @@ class IssueCommentService:
             "created_at": clock.now(),
         }
         await repo.insert_comment(db, values)
-        await audit.record(
-            db,
-            action="issue.commented",
-            entity_type="issue",
-            entity_id=issue.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes={"commentId": [None, values["id"]], "comment": [None, body.body]},
-        )
+        changes = {"commentId": [None, values["id"]], "comment": [None, body.body]}
+        await audit_change(db, ctx, ("issue", issue.id), "issue.commented", changes)
         await notification.notify(
             db,
             [issue.created_by, issue.assignee_id],

@@ -24,6 +24,7 @@ from plumbline.issue.service import issue as issue_service
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.records.export import csv_response
 from plumbline.routing import make_router, read_only
 
 router = make_router(tags=["issues"], prefix="/projects/{projectId}/issues")
@@ -50,12 +51,7 @@ async def create_issue(ctx: CanWriteIssues, uow: UoW, body: IssueCreate) -> ORJS
 )
 async def export_issues(ctx: CanReadIssues, filters: Filters) -> StreamingResponse:
     """Export the issues as CSV (same filters as the list), streamed."""
-    stream, filename = issue_service.export(ctx, filters)
-    return StreamingResponse(
-        stream,
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
+    return csv_response(*issue_service.export(ctx, filters))
 
 
 @router.get("/{issueId}", response_model=IssueRead)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.db import database
 from plumbline.issue import repository as repo
-from plumbline.issue.serialize import iso
 from plumbline.kit.export import csv_cell
+from plumbline.records import export
+from plumbline.records.fields import day, iso
 
-BATCH = 500
 HEADER = (
     "number",
     "id",
@@ -49,7 +47,7 @@ def _line(row: Any) -> Sequence[Any]:
         row.work_order_type or "",
         row.assignee_id or "",
         csv_cell(row.assignee_name),
-        row.due_date.isoformat() if row.due_date else "",
+        day(row.due_date) or "",
         csv_cell(row.location),
         csv_cell(row.description),
         row.created_by or "",
@@ -62,21 +60,11 @@ def _line(row: Any) -> Sequence[Any]:
     )
 
 
-async def stream_csv(conditions: list[ColumnElement[bool]]) -> AsyncIterator[bytes]:
-    """Runs after the request's unit of work has closed, so it opens its own sessions: one short
-    session per batch, so no connection, transaction or SQLite write lock is held while a slow
-    client reads."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(HEADER)
-    after_id: str | None = None
-    while True:
-        async with database.sessionmaker() as db:
-            rows = await repo.export_batch(db, conditions, after_id, BATCH)
-        writer.writerows(_line(row) for row in rows)
-        yield buffer.getvalue().encode()
-        buffer.seek(0)
-        buffer.truncate()
-        if len(rows) < BATCH:
-            return
-        after_id = rows[-1].id
+def stream_csv(conditions: list[ColumnElement[bool]]) -> AsyncIterator[bytes]:
+    async def batch(
+        db: AsyncSession, before_id: str | None, size: int
+    ) -> tuple[Sequence[Any], Iterable[Any]]:
+        rows = await repo.export_batch(db, conditions, before_id, size)
+        return rows, [_line(row) for row in rows]
+
+    return export.stream(HEADER, batch)

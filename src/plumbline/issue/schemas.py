@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints, model_validator
 
 from plumbline.file.schemas import FileName
 from plumbline.kit.schema import (
@@ -38,6 +38,12 @@ class ChecklistItem(Schema):
     id: str | None = Field(default=None, max_length=64)
     label: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
     done: Flag = False
+
+    @model_validator(mode="after")
+    def _whole(self) -> ChecklistItem:
+        """An item is stored whole: a PATCH's ``exclude_unset`` dump keeps its defaults too."""
+        self.__pydantic_fields_set__ = set(type(self).model_fields)
+        return self
 
 
 class IssueCreate(Schema):

@@ -2,72 +2,69 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit, audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
-from plumbline.issue import photos
 from plumbline.issue import repository as repo
-from plumbline.issue.access import require_row, require_shared
-from plumbline.issue.errors import ExternalCannotReassign, InvalidIssueField, IssueNotFound
+from plumbline.issue.access import require_entity, require_row, require_shared
+from plumbline.issue.errors import ExternalCannotReassign, InvalidIssueField
 from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
-from plumbline.issue.schemas import ChecklistItem, IssueCreate, IssueUpdate
-from plumbline.issue.serialize import entity_row, issue_dict
+from plumbline.issue.photos import PHOTOS
+from plumbline.issue.repository import FIELDS
+from plumbline.issue.schemas import IssueCreate, IssueUpdate
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
-from plumbline.notification.service import notification
-from plumbline.records import soft_delete
+from plumbline.records import Notice, soft_delete
+from plumbline.records.repository import assignable, file_in_project, file_of_version
 from plumbline.viewer.collab import publish_to_version
 
-# Audited and returned fields, snake_case column -> camelCase API name.
-FIELDS = {
-    "title": "title",
-    "description": "description",
-    "status": "status",
-    "priority": "priority",
-    "issue_kind": "issueKind",
-    "assignee_id": "assigneeId",
-    "due_date": "dueDate",
-    "location": "location",
-    "file_id": "fileId",
-    "file_version_id": "fileVersionId",
-    "page_number": "pageNumber",
-    "pin": "pin",
-    "asset_id": "assetId",
-    "work_order_type": "workOrderType",
-    "maintenance_schedule_id": "maintenanceScheduleId",
-    "checklist": "checklist",
-    "status_changed_at": "statusChangedAt",
-    "resolved_at": "resolvedAt",
-    "closed_at": "closedAt",
-}
+# Audited fields (their columns are what a create or update may write).
+AUDITED = (
+    "title",
+    "description",
+    "status",
+    "priority",
+    "issueKind",
+    "assigneeId",
+    "dueDate",
+    "location",
+    "fileId",
+    "fileVersionId",
+    "pageNumber",
+    "pin",
+    "assetId",
+    "workOrderType",
+    "maintenanceScheduleId",
+    "checklist",
+    "statusChangedAt",
+    "resolvedAt",
+    "closedAt",
+)
+AUDITED_COLUMNS = tuple(zip(AUDITED, FIELDS.columns_of(AUDITED), strict=True))
 NO_PHOTOS: tuple[()] = ()
 # Converting an occupant request into a work order is a manager's decision (API keys act as one).
 MANAGER_POWER = Permission.RECORDS_CLOSE
+ASSIGNED = Notice("ISSUE_ASSIGNED", "You were assigned issue #{n}: {title}", "issue #{n}", "issues")
 
 
-def _checklist(items: list[ChecklistItem] | list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for item in items:
-        data = item.model_dump() if isinstance(item, ChecklistItem) else item
-        out.append({"id": data.get("id") or new_id(), "label": data["label"], "done": data["done"]})
-    return out
+def _checklist(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Items as stored: each keeps its id or gets one (create and PATCH validate them alike)."""
+    return [{**item, "id": item.get("id") or new_id()} for item in items]
 
 
 def _snapshot(issue: Issue) -> dict[str, Any]:
-    return {api: getattr(issue, column) for column, api in FIELDS.items()}
+    return FIELDS.audited(issue, AUDITED)
 
 
 def _announce(uow: UnitOfWork, issue_id: str, action: str, *version_ids: str | None) -> None:
@@ -99,39 +96,34 @@ class IssueService:
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Newest first; one query for the rows and, when some of them have reference photos,
         one for those photos."""
-        require_shared(ctx)
-        rows, headers = page.finish(await repo.list_rows(db, ctx, filters, page))
-        by_issue = await photos.for_issues(db, [row[0] for row in rows if row[-1]])
+        vis = require_shared(ctx)
+        rows, headers = page.finish(await repo.list_rows(db, vis, filters, page))
+        by_issue = await PHOTOS.of(db, [row[0] for row in rows if row[-1]])
         # One shared empty tuple (orjson writes []) rather than a new list per row: fewer
         # objects for the garbage collector on a 1,000-row page.
-        return [issue_dict(row, by_issue.get(row[0], NO_PHOTOS)) for row in rows], headers
+        return [
+            FIELDS.row(row, referencePhotos=by_issue.get(row[0], NO_PHOTOS)) for row in rows
+        ], headers
 
     def export(
         self, ctx: ProjectContext, filters: IssueFilters
     ) -> tuple[AsyncIterator[bytes], str]:
         """The CSV stream of the list's rows (same filters, whole result) and its file name."""
-        require_shared(ctx)
-        label = re.sub(r"[^A-Za-z0-9._-]+", "-", ctx.project.project_number or ctx.project.id)
-        return stream_csv(repo.filtered(ctx, filters)), f"issues-{label}.csv"
+        vis = require_shared(ctx)
+        label = ctx.project.project_number or ctx.project.id
+        return stream_csv(repo.filtered(vis, filters)), f"issues-{label}.csv"
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> dict[str, Any]:
         row = await require_row(db, ctx, issue_id)
-        by_issue = await photos.for_issues(db, [issue_id])
-        return issue_dict(row, by_issue.get(issue_id) or [])
+        by_issue = await PHOTOS.of(db, [issue_id])
+        return FIELDS.row(row, referencePhotos=by_issue.get(issue_id) or [])
 
-    async def _entity(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Issue:
-        issue = await repo.get_entity(db, ctx, issue_id)
-        if issue is None:
-            raise IssueNotFound()
-        return issue
-
-    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> Row[Any]:
-        found = await repo.assignable_user(db, ctx, user_id)
-        if found is None:
+    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> str:
+        if user_id not in await assignable(db, ctx, [user_id]):
             raise InvalidIssueField(
                 "assigneeId", "the assignee must be someone who can work on this project"
             )
-        return found
+        return user_id
 
     async def _resolve_file(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str | None, version_id: str | None
@@ -139,28 +131,26 @@ class IssueService:
         """The file and version pinned, checked to belong to this project (the file is filled
         in from the version when only the version is given)."""
         if version_id is not None:
-            owner = await repo.file_of_version(db, ctx.project.id, version_id)
+            owner = await file_of_version(db, ctx.project.id, version_id)
             if owner is None:
                 raise InvalidIssueField("fileVersionId", "no such file version in this project")
             if file_id is not None and file_id != owner:
                 raise InvalidIssueField("fileVersionId", "this version belongs to another file")
             return owner, version_id
-        if file_id is not None and not await repo.file_in_project(db, ctx.project.id, file_id):
+        if file_id is not None and not await file_in_project(db, ctx.project.id, file_id):
             raise InvalidIssueField("fileId", "no such file in this project")
         return file_id, None
 
     async def _notify_assigned(
-        self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: Row[Any]
+        self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: str
     ) -> None:
-        await notification.assigned(
+        await ASSIGNED.send(
             uow,
             ctx,
-            [assignee.id],
-            kind="ISSUE_ASSIGNED",
-            title=f"You were assigned issue #{issue['number']}: {issue['title']}",
-            what=f"issue #{issue['number']}",
-            record_title=issue["title"],
-            href=f"/projects/{ctx.project.id}/issues/{issue['id']}",
+            [assignee],
+            record_id=issue["id"],
+            number=issue["number"],
+            title=issue["title"],
         )
 
     async def create(
@@ -195,7 +185,7 @@ class IssueService:
             "work_order_type": body.work_order_type
             or ("CORRECTIVE" if body.issue_kind == "WORK_ORDER" else None),
             "maintenance_schedule_id": body.maintenance_schedule_id,
-            "checklist": _checklist(body.checklist),
+            "checklist": _checklist([item.model_dump() for item in body.checklist]),
             "created_by": ctx.user_id,
             "created_key_id": ctx.principal.key_id,
             "created_at": now,
@@ -211,12 +201,12 @@ class IssueService:
             principal=ctx.principal,
             workspace_id=ctx.workspace.id,
             project_id=ctx.project.id,
-            changes=created({FIELDS[k]: values[k] for k in FIELDS}),
+            changes=created({name: values[key] for name, key in AUDITED_COLUMNS}),
         )
         # The number's counter row stays locked until the commit, so concurrent creates queue
         # there: the insert is the request's last statement, only the commit comes behind it.
         values["number"] = await repo.insert_issue(db, values, entry)
-        issue = issue_dict(tuple(values.get(key) for key in repo.COLUMN_KEYS), [])
+        issue = FIELDS.read(FIELDS.of(values), referencePhotos=[])
         if assignee is not None:
             await self._notify_assigned(uow, ctx, issue, assignee)
         _announce(uow, issue["id"], "created", version_id)
@@ -226,7 +216,7 @@ class IssueService:
         self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str, body: IssueUpdate
     ) -> dict[str, Any]:
         db = uow.session
-        issue = await self._entity(db, ctx, issue_id)
+        issue = await require_entity(db, ctx, issue_id)
         changes = body.sent()
         kind = changes.get("issue_kind", issue.issue_kind)
         if kind != issue.issue_kind:
@@ -270,27 +260,18 @@ class IssueService:
         changed = diff(before, _snapshot(issue))
         if changed:
             issue.updated_at = clock.now()
-            await audit.record(
-                db,
-                action="issue.updated",
-                entity_type="issue",
-                entity_id=issue.id,
-                principal=ctx.principal,
-                workspace_id=ctx.workspace.id,
-                project_id=ctx.project.id,
-                changes=changed,
-            )
+            await audit_change(db, ctx, ("issue", issue.id), "issue.updated", changed)
             _announce(uow, issue.id, "updated", before["fileVersionId"], issue.file_version_id)
         await db.flush()
-        by_issue = await photos.for_issues(db, [issue.id])
-        result = issue_dict(entity_row(issue, repo.COLUMN_KEYS), by_issue.get(issue.id) or [])
+        by_issue = await PHOTOS.of(db, [issue.id])
+        result = FIELDS.read(FIELDS.of(issue), referencePhotos=by_issue.get(issue.id) or [])
         if assignee is not None:
             await self._notify_assigned(uow, ctx, result, assignee)
         return result
 
     async def delete(self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str) -> None:
         """Soft delete: MANAGER+ (and keys) any issue, a MEMBER only the ones they created."""
-        issue = await self._entity(uow.session, ctx, issue_id)
+        issue = await require_entity(uow.session, ctx, issue_id)
         await soft_delete(
             uow.session,
             ctx,

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created
+from plumbline.audit.service import audit_change, created
 from plumbline.authz.permissions import Role
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
@@ -129,14 +129,12 @@ class InviteService:
         )
         db.add(invite)
         await db.flush()
-        await audit.record(
+        await audit_change(
             db,
-            action="invite.created",
-            entity_type="invite",
-            entity_id=invite.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            changes=created({"role": invite.role, "expiresAt": invite.expires_at}),
+            ctx,
+            ("invite", invite.id),
+            "invite.created",
+            created({"role": invite.role, "expiresAt": invite.expires_at}),
         )
         return invite_dict(invite, token)
 
@@ -146,14 +144,12 @@ class InviteService:
             raise NotFound("Invite not found")
         require_can_grant(ctx, invite.role)
         invite.revoked_at = clock.now()
-        await audit.record(
+        await audit_change(
             db,
-            action="invite.revoked",
-            entity_type="invite",
-            entity_id=invite.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            changes={"revokedAt": [None, clock.iso(invite.revoked_at)]},
+            ctx,
+            ("invite", invite.id),
+            "invite.revoked",
+            {"revokedAt": [None, clock.iso(invite.revoked_at)]},
         )
         await db.flush()
 
@@ -214,14 +210,12 @@ class InviteService:
         )
         db.add(invite)
         await db.flush()
-        await audit.record(
+        await audit_change(
             db,
-            action="email_invite.created",
-            entity_type="email_invite",
-            entity_id=invite.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            changes=created(
+            ctx,
+            ("email_invite", invite.id),
+            "email_invite.created",
+            created(
                 {
                     "email": invite.email,
                     "role": invite.role,
@@ -261,14 +255,12 @@ class InviteService:
         invite.expires_at = max(invite.expires_at, now + timedelta(days=DEFAULT_DAYS))
         invite.send_count += 1
         invite.last_sent_at = now
-        await audit.record(
+        await audit_change(
             db,
-            action="email_invite.resent",
-            entity_type="email_invite",
-            entity_id=invite.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            changes={"sendCount": [invite.send_count - 1, invite.send_count]},
+            ctx,
+            ("email_invite", invite.id),
+            "email_invite.resent",
+            {"sendCount": [invite.send_count - 1, invite.send_count]},
         )
         await db.flush()
         self._send(uow, ctx, invite, token)
@@ -303,14 +295,8 @@ class InviteService:
         }
         changes = {k: [before[k], v] for k, v in after.items() if before[k] != v}
         if changes:
-            await audit.record(
-                db,
-                action="email_invite.updated",
-                entity_type="email_invite",
-                entity_id=invite.id,
-                principal=ctx.principal,
-                workspace_id=ctx.workspace.id,
-                changes=changes,
+            await audit_change(
+                db, ctx, ("email_invite", invite.id), "email_invite.updated", changes
             )
         await db.flush()
         return email_invite_dict(invite)
@@ -319,14 +305,12 @@ class InviteService:
         invite = await self._pending(db, ctx, invite_id)
         require_can_grant(ctx, invite.role)
         invite.revoked_at = clock.now()
-        await audit.record(
+        await audit_change(
             db,
-            action="email_invite.revoked",
-            entity_type="email_invite",
-            entity_id=invite.id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            changes={"revokedAt": [None, clock.iso(invite.revoked_at)]},
+            ctx,
+            ("email_invite", invite.id),
+            "email_invite.revoked",
+            {"revokedAt": [None, clock.iso(invite.revoked_at)]},
         )
         await db.flush()
 

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created
+from plumbline.audit.service import audit, audit_change, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission, Role
 from plumbline.authz.plans import seat_limit
@@ -179,15 +179,7 @@ class MemberService:
                 await repository.delete_project_members(db, ctx.workspace.id, user_id)
                 target.restricted = False
                 changes["restricted"] = [True, False]
-            await audit.record(
-                db,
-                action="member.role_changed",
-                entity_type="member",
-                entity_id=user_id,
-                principal=ctx.principal,
-                workspace_id=ctx.workspace.id,
-                changes=changes,
-            )
+            await audit_change(db, ctx, ("member", user_id), "member.role_changed", changes)
             await db.flush()
         return await self.read(db, ctx.workspace.id, user_id)
 
@@ -201,14 +193,12 @@ class MemberService:
         await self._keep_a_super_admin(db, target)
         await repository.delete_project_members(db, ctx.workspace.id, user_id)
         await db.delete(target)
-        await audit.record(
+        await audit_change(
             db,
-            action="member.left" if leaving else "member.removed",
-            entity_type="member",
-            entity_id=user_id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            changes={"role": [target.role, None], "isExternal": [target.is_external, None]},
+            ctx,
+            ("member", user_id),
+            "member.left" if leaving else "member.removed",
+            {"role": [target.role, None], "isExternal": [target.is_external, None]},
         )
         await db.flush()
 
@@ -263,14 +253,12 @@ class MemberService:
                 )
             )
         if before != wanted:
-            await audit.record(
+            await audit_change(
                 db,
-                action="member.project_access_changed",
-                entity_type="member",
-                entity_id=user_id,
-                principal=ctx.principal,
-                workspace_id=ctx.workspace.id,
-                changes={"projectIds": [before, wanted]},
+                ctx,
+                ("member", user_id),
+                "member.project_access_changed",
+                {"projectIds": [before, wanted]},
             )
         await db.flush()
         return await self.read(db, ctx.workspace.id, user_id)

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit, audit_change, created, diff
 from plumbline.authz.plans import Feature, effective_plan, require_feature
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES, ProjectContext, module_enabled
 from plumbline.authz.workspace import WorkspaceContext
@@ -207,16 +207,7 @@ class ProjectService:
         changes = diff(before, _audited(project))
         if changes:
             project.updated_at = clock.now()
-            await audit.record(
-                db,
-                action="project.updated",
-                entity_type="project",
-                entity_id=project.id,
-                principal=ctx.principal,
-                workspace_id=project.workspace_id,
-                project_id=project.id,
-                changes=changes,
-            )
+            await audit_change(db, ctx, ("project", project.id), "project.updated", changes)
         return project_dict(project)
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext) -> None:
@@ -225,15 +216,12 @@ class ProjectService:
         now = clock.now()
         project.deleted_at = now
         project.updated_at = now
-        await audit.record(
+        await audit_change(
             db,
-            action="project.deleted",
-            entity_type="project",
-            entity_id=project.id,
-            principal=ctx.principal,
-            workspace_id=project.workspace_id,
-            project_id=project.id,
-            changes={"deletedAt": [None, clock.iso(now)]},
+            ctx,
+            ("project", project.id),
+            "project.deleted",
+            {"deletedAt": [None, clock.iso(now)]},
         )
 
     def session(self, ctx: ProjectContext) -> dict[str, Any]:
@@ -277,15 +265,8 @@ class ProjectService:
         changes = diff(before, _flat_settings(result))
         if changes:
             project.updated_at = clock.now()
-            await audit.record(
-                db,
-                action="project.settings_updated",
-                entity_type="project",
-                entity_id=project.id,
-                principal=ctx.principal,
-                workspace_id=project.workspace_id,
-                project_id=project.id,
-                changes=changes,
+            await audit_change(
+                db, ctx, ("project", project.id), "project.settings_updated", changes
             )
         return result
 
@@ -317,15 +298,12 @@ class ProjectService:
         if removed is None:
             raise NotFound("This user has no named access to the project")
         member_id, project_role = removed
-        await audit.record(
+        await audit_change(
             db,
-            action="project.member_removed",
-            entity_type="project_member",
-            entity_id=member_id,
-            principal=ctx.principal,
-            workspace_id=ctx.project.workspace_id,
-            project_id=ctx.project.id,
-            changes={"userId": [user_id, None], "projectRole": [project_role, None]},
+            ctx,
+            ("project_member", member_id),
+            "project.member_removed",
+            {"userId": [user_id, None], "projectRole": [project_role, None]},
         )
 
 

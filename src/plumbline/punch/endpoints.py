@@ -21,6 +21,7 @@ from plumbline.punch.schemas import (
     punch_filters,
 )
 from plumbline.punch.service import punch as punch_service
+from plumbline.records.export import csv_response
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/projects/{projectId}/punch", tags=["punch"])
@@ -48,11 +49,7 @@ async def create_punch(ctx: CanWritePunch, uow: UoW, body: PunchCreate) -> ORJSO
 )
 async def export_punch(ctx: CanReadPunch, filters: Filters) -> StreamingResponse:
     """Export the filtered punch list as CSV (streamed)."""
-    return StreamingResponse(
-        punch_service.export_csv(ctx, filters),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": 'attachment; filename="punch.csv"'},
-    )
+    return csv_response(punch_service.export_csv(ctx, filters), "punch.csv")
 
 
 @router.patch("/bulk", response_model=BulkResults)

@@ -1,25 +1,21 @@
-"""The punch list as CSV, read in keyset batches by its own session while the response streams
-(the request's session is closed by then), so no transaction or SQLite write lock is held while a
-slow client reads."""
+"""The punch list as CSV (``records.export``: keyset batches, a session per batch)."""
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import AsyncIterator
-from datetime import date, datetime
+from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.db import database
-from plumbline.kit import clock
 from plumbline.kit.export import csv_cell
+from plumbline.models import PunchItem
 from plumbline.punch import repository as repo
 from plumbline.punch.schemas import PunchFilters
+from plumbline.records import export
+from plumbline.records.fields import day, iso
+from plumbline.records.visibility import Visibility
 
-EXPORT_BATCH = 500
-CSV_FIELDS = (
+HEADER = (
     "punchNumber",
     "title",
     "status",
@@ -36,57 +32,33 @@ CSV_FIELDS = (
 )
 
 
-def _day(value: date | None) -> str:
-    return value.isoformat() if value else ""
+def csv_lines(vis: Visibility, filters: PunchFilters) -> AsyncIterator[bytes]:
+    async def batch(
+        db: AsyncSession, before_id: str | None, size: int
+    ) -> tuple[Sequence[Any], Iterable[Any]]:
+        query = repo.filtered(vis, filters)
+        if before_id is not None:
+            query = query.where(PunchItem.id < before_id)
+        rows = await repo.rows(db, query.order_by(PunchItem.id.desc()).limit(size))
+        names = await repo.assignee_names_for(db, [row.id for row in rows])
+        lines = [
+            (
+                row.punch_number,
+                csv_cell(row.title),
+                row.status,
+                row.priority,
+                csv_cell(row.location),
+                csv_cell(row.trade),
+                csv_cell("; ".join(names[row.id])),
+                day(row.due_date) or "",
+                csv_cell(row.notes),
+                iso(row.closed_at) or "",
+                iso(row.created_at),
+                iso(row.updated_at),
+                row.id,
+            )
+            for row in rows
+        ]
+        return rows, lines
 
-
-async def csv_lines(vis: repo.Visibility, filters: PunchFilters) -> AsyncIterator[str]:
-    """The CSV text in chunks: the header, then one chunk per keyset batch."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\r\n")
-    writer.writeheader()
-    yield _drain(buffer)
-    before_id: str | None = None
-    async with database.sessionmaker() as session:
-        while True:
-            batch = await repo.export_batch(session, vis, filters, before_id, EXPORT_BATCH)
-            if not batch:
-                break
-            names = await repo.assignee_names_for(session, [row.id for row in batch])
-            # End the read transaction between batches: no long-held snapshot or lock.
-            await session.rollback()
-            for row in batch:
-                writer.writerow(_csv_row(row, names[row.id]))
-            yield _drain(buffer)
-            if len(batch) < EXPORT_BATCH:
-                break
-            before_id = batch[-1].id
-
-
-def _drain(buffer: io.StringIO) -> str:
-    text = buffer.getvalue()
-    buffer.seek(0)
-    buffer.truncate()
-    return text
-
-
-def _iso(value: datetime | None) -> str:
-    return clock.iso(value) or ""
-
-
-def _csv_row(row: Row[Any], assignees: list[str]) -> dict[str, Any]:
-    return {
-        "punchNumber": row.punch_number,
-        "title": csv_cell(row.title),
-        "status": row.status,
-        "priority": row.priority,
-        "location": csv_cell(row.location),
-        "trade": csv_cell(row.trade),
-        "assignees": csv_cell("; ".join(assignees)),
-        "dueDate": _day(row.due_date),
-        "notes": csv_cell(row.notes),
-        "closedAt": _iso(row.closed_at),
-        "createdAt": _iso(row.created_at),
-        "updatedAt": _iso(row.updated_at),
-        "id": row.id,
-    }
+    return export.stream(HEADER, batch)

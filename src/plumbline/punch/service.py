@@ -12,25 +12,20 @@ A reopened item starts again from OPEN, so its assignees pick it up anew. New it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from datetime import date
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
-from plumbline.authz.permissions import Permission, ProjectRole
+from plumbline.audit.service import audit_change, created, diff
+from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import AppError, NotFound, ValidationFailed
-from plumbline.file.attachments import attachments
 from plumbline.kit import clock
-from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import PunchItem
-from plumbline.notification.service import notification
 from plumbline.punch import export
 from plumbline.punch import repository as repo
 from plumbline.punch.errors import (
@@ -39,6 +34,7 @@ from plumbline.punch.errors import (
     PunchHiddenFromClients,
     PunchTransitionRefused,
 )
+from plumbline.punch.repository import ASSIGNEES, FIELDS
 from plumbline.punch.schemas import (
     PhotoComplete,
     PhotoPresign,
@@ -47,7 +43,10 @@ from plumbline.punch.schemas import (
     PunchFilters,
     PunchUpdate,
 )
-from plumbline.records import PHOTO_TYPES, hidden_from_client, soft_delete
+from plumbline.records import Notice, add_record, soft_delete
+from plumbline.records.repository import assignable, file_of_version
+from plumbline.records.uploads import Uploads
+from plumbline.records.visibility import Visibility
 
 ENTITY = "punch_item"
 TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
@@ -60,67 +59,28 @@ TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 MANAGER_TRANSITIONS = frozenset({("READY_FOR_REVIEW", "CLOSED"), ("CLOSED", "OPEN")})
-PHOTO_MAX_BYTES = 15 * 1024 * 1024
-PHOTO_MAX_COUNT = 8
-_FIELDS = (
+PHOTOS = Uploads(ENTITY, max_bytes=15 * 1024 * 1024, max_count=8)
+ASSIGNED = Notice(
+    "PUNCH_ASSIGNED", "Punch #{n} assigned to you: {title}", "punch item #{n}", "punch"
+)
+# Set directly by a PATCH (status goes through the workflow, assignees through their table).
+EDITABLE = (
     "title",
     "location",
     "trade",
     "priority",
-    "due_date",
+    "dueDate",
     "notes",
-    "file_version_id",
-    "page_number",
+    "fileVersionId",
+    "pageNumber",
     "pin",
 )
-
-
-def day(value: date | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-def to_read(
-    item: PunchItem | Row[Any], assignee_ids: list[str], photos: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """The API shape of a punch item, from an entity or a selected row."""
-    return {
-        "id": item.id,
-        "projectId": item.project_id,
-        "punchNumber": item.punch_number,
-        "title": item.title,
-        "location": item.location,
-        "trade": item.trade,
-        "priority": item.priority,
-        "status": item.status,
-        "assigneeIds": assignee_ids,
-        "dueDate": day(item.due_date),
-        "notes": item.notes,
-        "fileVersionId": item.file_version_id,
-        "pageNumber": item.page_number,
-        "pin": item.pin,
-        "referencePhotos": photos,
-        "closedAt": clock.iso(item.closed_at),
-        "createdBy": item.created_by,
-        "createdAt": clock.iso(item.created_at),
-        "updatedAt": clock.iso(item.updated_at),
-    }
+COLUMNS = FIELDS.columns_of(EDITABLE)
+AUDITED = (*EDITABLE, "status", "closedAt")
 
 
 def _snapshot(item: PunchItem, assignee_ids: list[str]) -> dict[str, Any]:
-    return {
-        "title": item.title,
-        "location": item.location,
-        "trade": item.trade,
-        "priority": item.priority,
-        "status": item.status,
-        "assigneeIds": list(assignee_ids),
-        "dueDate": item.due_date,
-        "notes": item.notes,
-        "fileVersionId": item.file_version_id,
-        "pageNumber": item.page_number,
-        "pin": item.pin,
-        "closedAt": item.closed_at,
-    }
+    return FIELDS.audited(item, AUDITED) | {"assigneeIds": list(assignee_ids)}
 
 
 def _unique(values: Iterable[str]) -> list[str]:
@@ -128,41 +88,38 @@ def _unique(values: Iterable[str]) -> list[str]:
 
 
 class PunchService:
-    def visibility(self, ctx: ProjectContext) -> repo.Visibility:
-        """What the caller sees: everything, or (contractors) what is assigned to them; clients
-        only when the project shares punch items with them (else the list, the export and the
-        bulk update answer 403; an item answers 404, like any the caller cannot see)."""
-        if hidden_from_client(ctx, "showPunch"):
-            raise PunchHiddenFromClients()
-        if ctx.is_external and ctx.project_role != ProjectRole.CLIENT:
-            return repo.Visibility(ctx.project.id, assigned_to=ctx.user_id)
-        return repo.Visibility(ctx.project.id)
-
-    async def _photos(self, db: AsyncSession, ids: Sequence[str]) -> dict[str, list[Any]]:
-        return await attachments.list_for(db, ENTITY, ids)
+    def visibility(self, ctx: ProjectContext) -> Visibility:
+        return Visibility.of(ctx, "showPunch")
 
     async def list_items(
         self, db: AsyncSession, ctx: ProjectContext, filters: PunchFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        query = page.apply(repo.list_query(self.visibility(ctx), filters), PunchItem.id)
+        vis = self.visibility(ctx).collection(PunchHiddenFromClients)
+        query = page.apply(repo.filtered(vis, filters), PunchItem.id)
         found, headers = page.finish(await repo.rows(db, query))
         ids = [row.id for row in found]
-        assignees = await repo.assignees_for(db, ids)
-        photos = await self._photos(db, ids)
-        return [to_read(row, assignees[row.id], photos[row.id]) for row in found], headers
+        assignees = await ASSIGNEES.of(db, ids)
+        photos = await PHOTOS.of(db, ids)
+        return [
+            FIELDS.row(row, assigneeIds=assignees[row.id], referencePhotos=photos[row.id])
+            for row in found
+        ], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
-        if hidden_from_client(ctx, "showPunch"):
-            raise NotFound("Punch item not found")
         item = await repo.get(db, self.visibility(ctx), punch_id)
         if item is None:
             raise NotFound("Punch item not found")
         return item
 
-    async def _read(self, db: AsyncSession, item: PunchItem) -> dict[str, Any]:
-        assignees = await repo.assignees_for(db, [item.id])
-        photos = await self._photos(db, [item.id])
-        return to_read(item, assignees[item.id], photos[item.id])
+    async def _read(
+        self, db: AsyncSession, item: PunchItem, assignee_ids: list[str] | None = None
+    ) -> dict[str, Any]:
+        if assignee_ids is None:
+            assignee_ids = (await ASSIGNEES.of(db, [item.id]))[item.id]
+        photos = await PHOTOS.of(db, [item.id])
+        return FIELDS.read(
+            FIELDS.of(item), assigneeIds=assignee_ids, referencePhotos=photos[item.id]
+        )
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> dict[str, Any]:
         return await self._read(db, await self._load(db, ctx, punch_id))
@@ -170,7 +127,7 @@ class PunchService:
     async def _check_assignees(
         self, db: AsyncSession, ctx: ProjectContext, user_ids: list[str]
     ) -> None:
-        allowed = await repo.assignable(db, ctx.project, user_ids)
+        allowed = await assignable(db, ctx, user_ids)
         refused = [u for u in user_ids if u not in allowed]
         if refused:
             raise ValidationFailed(
@@ -183,7 +140,7 @@ class PunchService:
     async def _check_file_version(
         self, db: AsyncSession, ctx: ProjectContext, version_id: str | None
     ) -> None:
-        if version_id and not await repo.file_version_in_project(db, ctx.project.id, version_id):
+        if version_id and not await file_of_version(db, ctx.project.id, version_id):
             raise ValidationFailed(
                 "fileVersionId is not a file version of this project",
                 details=[{"field": "fileVersionId", "message": "not found in this project"}],
@@ -193,64 +150,30 @@ class PunchService:
         self, uow: UnitOfWork, ctx: ProjectContext, item: PunchItem, user_ids: Iterable[str]
     ) -> None:
         """New assignees: a notification and an e-mail each."""
-        await notification.assigned(
-            uow,
-            ctx,
-            user_ids,
-            kind="PUNCH_ASSIGNED",
-            title=f"Punch #{item.punch_number} assigned to you: {item.title}",
-            what=f"punch item #{item.punch_number}",
-            record_title=item.title,
-            href=f"/projects/{item.project_id}/punch/{item.id}",
+        await ASSIGNED.send(
+            uow, ctx, user_ids, record_id=item.id, number=item.punch_number, title=item.title
         )
 
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, data: PunchCreate
     ) -> dict[str, Any]:
         db = uow.session
-        self.visibility(ctx)
+        self.visibility(ctx).collection(PunchHiddenFromClients)
         assignee_ids = _unique(data.assignee_ids or [])
         if data.assignee_ids is None and ctx.is_external and ctx.user_id:
             # An external's own item stays visible to them: it is theirs unless they say otherwise.
             assignee_ids = [ctx.user_id]
         await self._check_assignees(db, ctx, assignee_ids)
         await self._check_file_version(db, ctx, data.file_version_id)
-        now = clock.now()
-        item = PunchItem(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.project.workspace_id,
-            punch_number=await next_number(db, ctx.project.id, "punch"),
-            title=data.title,
-            location=data.location,
-            trade=data.trade,
-            priority=data.priority,
-            status="OPEN",
-            due_date=data.due_date,
-            notes=data.notes,
-            file_version_id=data.file_version_id,
-            page_number=data.page_number,
-            pin=data.pin.model_dump() if data.pin else None,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(item)
-        await db.flush()
-        await repo.set_assignees(db, item.id, assignee_ids)
+        values = {name: getattr(data, name) for name in COLUMNS}
+        values["pin"] = data.pin.model_dump() if data.pin else None
+        number = await next_number(db, ctx.project.id, "punch")
+        item = await add_record(db, ctx, PunchItem, punch_number=number, status="OPEN", **values)
+        await ASSIGNEES.set(db, item.id, assignee_ids)
         values = _snapshot(item, assignee_ids) | {"punchNumber": item.punch_number}
-        await audit.record(
-            db,
-            action="punch.created",
-            entity_type=ENTITY,
-            entity_id=item.id,
-            principal=ctx.principal,
-            workspace_id=item.workspace_id,
-            project_id=item.project_id,
-            changes=created(values),
-        )
+        await audit_change(db, ctx, (ENTITY, item.id), "punch.created", created(values))
         await self._assigned(uow, ctx, item, assignee_ids)
-        return to_read(item, assignee_ids, [])
+        return FIELDS.read(FIELDS.of(item), assigneeIds=assignee_ids, referencePhotos=[])
 
     def _check_transition(self, ctx: ProjectContext, old: str, new: str) -> None:
         if old == new:
@@ -284,7 +207,7 @@ class PunchService:
             item.closed_at = clock.now() if new_status == "CLOSED" else None
         after_assignees = current if assignee_ids is None else assignee_ids
         if after_assignees != current:
-            await repo.set_assignees(db, item.id, after_assignees)
+            await ASSIGNEES.set(db, item.id, after_assignees)
         changes = diff(before, _snapshot(item, after_assignees))
         if not changes:
             return after_assignees
@@ -294,16 +217,7 @@ class PunchService:
             action = "punch.closed"
         elif new_status != old_status and old_status == "CLOSED":
             action = "punch.reopened"
-        await audit.record(
-            db,
-            action=action,
-            entity_type=ENTITY,
-            entity_id=item.id,
-            principal=ctx.principal,
-            workspace_id=item.workspace_id,
-            project_id=item.project_id,
-            changes=changes,
-        )
+        await audit_change(db, ctx, (ENTITY, item.id), action, changes)
         await self._assigned(uow, ctx, item, [u for u in after_assignees if u not in current])
         return after_assignees
 
@@ -313,7 +227,7 @@ class PunchService:
         db = uow.session
         item = await self._load(db, ctx, punch_id)
         given = data.model_fields_set
-        values: dict[str, Any] = {name: getattr(data, name) for name in _FIELDS if name in given}
+        values: dict[str, Any] = {name: getattr(data, name) for name in COLUMNS if name in given}
         if "pin" in values and data.pin is not None:
             values["pin"] = data.pin.model_dump()
         if "status" in given:
@@ -323,10 +237,10 @@ class PunchService:
             await self._check_assignees(db, ctx, assignee_ids)
         if values.get("file_version_id"):
             await self._check_file_version(db, ctx, values["file_version_id"])
-        current = (await repo.assignees_for(db, [item.id]))[item.id]
+        current = (await ASSIGNEES.of(db, [item.id]))[item.id]
         after = await self._apply(uow, ctx, item, current, values, assignee_ids)
         await db.flush()
-        return to_read(item, after, (await self._photos(db, [item.id]))[item.id])
+        return await self._read(db, item, after)
 
     async def bulk(
         self, uow: UnitOfWork, ctx: ProjectContext, data: PunchBulkUpdate
@@ -337,8 +251,9 @@ class PunchService:
         assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
         if assignee_ids is not None:
             await self._check_assignees(db, ctx, assignee_ids)
-        items = await repo.get_many(db, self.visibility(ctx), ids)
-        current = await repo.assignees_for(db, list(items))
+        vis = self.visibility(ctx).collection(PunchHiddenFromClients)
+        items = await repo.get_many(db, vis, ids)
+        current = await ASSIGNEES.of(db, list(items))
         values = {"status": data.status} if data.status is not None else {}
         results: list[dict[str, Any]] = []
         for punch_id in ids:
@@ -379,56 +294,25 @@ class PunchService:
         self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoPresign
     ) -> dict[str, Any]:
         """An upload target for one reference photo (jpeg, png, webp, heic; 15 MB; 8 per item)."""
-        item = await self._load(db, ctx, punch_id)
-        return await attachments.presign(
-            db,
-            ctx,
-            entity_type=ENTITY,
-            entity_id=item.id,
-            file_name=data.file_name,
-            content_type=data.content_type,
-            size_bytes=data.size_bytes,
-            allowed_types=PHOTO_TYPES,
-            max_bytes=PHOTO_MAX_BYTES,
-            max_count=PHOTO_MAX_COUNT,
-        )
+        return await PHOTOS.presign(db, ctx, await self._load(db, ctx, punch_id), data)
 
     async def complete_photo(
         self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoComplete
     ) -> dict[str, Any]:
         """Record an uploaded photo; returns the item with its ``referencePhotos``."""
         item = await self._load(db, ctx, punch_id)
-        await attachments.complete(
-            db,
-            ctx,
-            entity_type=ENTITY,
-            entity_id=item.id,
-            upload_id=data.upload_id,
-            max_count=PHOTO_MAX_COUNT,
-            sha256=data.sha256,
-        )
-        item.updated_at = clock.now()
-        await db.flush()
+        await PHOTOS.complete(db, ctx, item, data)
         return await self._read(db, item)
 
     async def delete_photo(
         self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, photo_id: str
     ) -> None:
-        item = await self._load(uow.session, ctx, punch_id)
-        await attachments.delete(
-            uow,
-            workspace_id=ctx.workspace.id,
-            entity_type=ENTITY,
-            entity_id=item.id,
-            attachment_id=photo_id,
-            principal=ctx.principal,
-        )
-        item.updated_at = clock.now()
+        await PHOTOS.delete(uow, ctx, await self._load(uow.session, ctx, punch_id), photo_id)
 
-    def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[str]:
-        """CSV of the filtered list, newest first, read in keyset batches by its own session
-        (the request's session is closed once streaming starts)."""
-        return export.csv_lines(self.visibility(ctx), filters)
+    def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[bytes]:
+        """CSV of the filtered list, newest first."""
+        vis = self.visibility(ctx).collection(PunchHiddenFromClients)
+        return export.csv_lines(vis, filters)
 
 
 punch = PunchService()

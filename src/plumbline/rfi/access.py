@@ -6,8 +6,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.project import ProjectContext
 from plumbline.models import Rfi
+from plumbline.records.visibility import Visibility
 from plumbline.rfi.errors import RfiClosed, RfiNotFound
-from plumbline.rfi.repository import Viewer, rfi_repository
+from plumbline.rfi.repository import rfi_repository
 from plumbline.rfi.workflow import CLOSED
 
 
@@ -15,7 +16,9 @@ async def visible_rfi(
     db: AsyncSession, ctx: ProjectContext, rfi_id: str, *, for_update: bool = False
 ) -> Rfi:
     """The RFI if the caller may see it (404 otherwise, deleted ones included)."""
-    rfi = await rfi_repository.get(db, Viewer.of(ctx), rfi_id, for_update=for_update)
+    rfi = await rfi_repository.get(
+        db, Visibility.of(ctx, "showRfis"), rfi_id, for_update=for_update
+    )
     if rfi is None:
         raise RfiNotFound()
     return rfi

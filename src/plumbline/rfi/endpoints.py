@@ -12,6 +12,7 @@ from plumbline.kit import clock
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.records.export import csv_response
 from plumbline.rfi.attachments import rfi_attachments
 from plumbline.rfi.auth import CanPostRfiMessage, CanReadRfi, CanWriteRfi
 from plumbline.rfi.export import rfi_csv
@@ -76,11 +77,7 @@ async def create_rfi(ctx: CanWriteRfi, uow: UoW, body: RfiCreate) -> ORJSONRespo
 async def export_rfis(ctx: CanReadRfi, filters: Filters) -> StreamingResponse:
     """Export the project's RFIs as CSV (same filters as the list), streamed."""
     filename = f"rfis-{clock.today().isoformat()}.csv"
-    return StreamingResponse(
-        rfi_csv(rfi_service.collection_viewer(ctx), filters),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
+    return csv_response(rfi_csv(rfi_service.collection_viewer(ctx), filters), filename)
 
 
 @router.get("/{rfiId}", response_model=RfiRead)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_change
 from plumbline.authz.project import ProjectContext
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
@@ -17,7 +18,22 @@ from plumbline.rfi.errors import invalid
 from plumbline.rfi.repository import rfi_repository
 from plumbline.rfi.sanitize import sanitize, to_text
 from plumbline.rfi.schemas import MessageCreate
-from plumbline.rfi.views import message_dict
+
+
+def message_dict(v: Mapping[Any, Any], official_id: str | None) -> dict[str, Any]:
+    return {
+        "id": v["id"],
+        "rfiId": v["rfi_id"],
+        "projectId": v["project_id"],
+        "body": v["body"],
+        "createdBy": v["created_by"],
+        # As issue comments name theirs: a key wrote it, or its author's account is gone.
+        "authorName": (v["author_name"] or "Unknown user")
+        if v["created_by"] is not None
+        else "API key",
+        "createdAt": clock.iso(v["created_at"]),
+        "isOfficialResponse": v["id"] == official_id,
+    }
 
 
 class RfiMessageService:
@@ -50,16 +66,8 @@ class RfiMessageService:
         )
         db.add(message)
         await db.flush()
-        await audit.record(
-            db,
-            action="rfi.message_posted",
-            entity_type="rfi",
-            entity_id=rfi.id,
-            principal=ctx.principal,
-            workspace_id=rfi.workspace_id,
-            project_id=rfi.project_id,
-            changes={"messageId": [None, message.id], "body": [None, clean]},
-        )
+        changes = {"messageId": [None, message.id], "body": [None, clean]}
+        await audit_change(db, ctx, ("rfi", rfi.id), "rfi.message_posted", changes)
         author = ctx.principal.user.name if ctx.principal.user else None
         values = {
             "id": message.id,

@@ -1,4 +1,4 @@
-"""Every RFI query. Reads take a ``Viewer`` so nobody sees an RFI their role hides."""
+"""Every RFI query. Reads take a ``Visibility`` so nobody sees an RFI their role hides."""
 
 from __future__ import annotations
 
@@ -7,97 +7,49 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Row,
-    Select,
-    and_,
-    delete,
-    exists,
-    false,
-    insert,
-    or_,
-    select,
-    true,
-)
+from sqlalchemy import ColumnElement, Row, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.authz.permissions import ProjectRole
-from plumbline.authz.project import ProjectContext
 from plumbline.kit.pagination import PageParams
-from plumbline.models import (
-    FileVersion,
-    Issue,
-    Membership,
-    ProjectMember,
-    Rfi,
-    RfiAssignee,
-    RfiMessage,
-    User,
-)
+from plumbline.models import Issue, Rfi, RfiAssignee, RfiMessage, User
+from plumbline.records.fields import Fields
+from plumbline.records.repository import Assignees
+from plumbline.records.visibility import Visibility
 
-# The columns a list or export reads (never whole entities).
-RFI_COLUMNS = (
-    Rfi.id,
-    Rfi.project_id,
-    Rfi.rfi_number,
-    Rfi.title,
-    Rfi.question,
-    Rfi.status,
-    Rfi.priority,
-    Rfi.due_date,
-    Rfi.manager_id,
-    Rfi.issue_ids,
-    Rfi.file_version_id,
-    Rfi.page_number,
-    Rfi.pin,
-    Rfi.official_response,
-    Rfi.answered_at,
-    Rfi.answered_by,
-    Rfi.closed_at,
-    Rfi.created_by,
-    Rfi.created_at,
-    Rfi.updated_at,
+# The response, in order (the module fills in the None ones).
+FIELDS = Fields(
+    Rfi.__table__,
+    {
+        "id": "id",
+        "projectId": "project_id",
+        "rfiNumber": "rfi_number",
+        "title": "title",
+        "question": "question",
+        "status": "status",
+        "priority": "priority",
+        "dueDate": "due_date",
+        "assigneeIds": None,
+        "managerId": "manager_id",
+        "issueIds": "issue_ids",
+        "fileVersionId": "file_version_id",
+        "pageNumber": "page_number",
+        "pin": "pin",
+        "officialResponse": "official_response",
+        "answeredAt": "answered_at",
+        "answeredBy": "answered_by",
+        "closedAt": "closed_at",
+        "ballInCourt": None,
+        "attachments": None,
+        "createdBy": "created_by",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+    },
+    json_text=False,  # the export and ballInCourt read them
 )
 AnySelect = Select[*tuple[Any, ...]]
 Rows = Sequence[Row[*tuple[Any, ...]]]
-RESPONDER_ROLES = (ProjectRole.CONTRACTOR.value, ProjectRole.SUBCONTRACTOR.value)
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """Which RFIs of a project the caller may see: plain values, usable after the request."""
-
-    project_id: str
-    user_id: str | None
-    project_role: str | None
-    is_external: bool
-    clients_see_rfis: bool
-
-    @classmethod
-    def of(cls, ctx: ProjectContext) -> Viewer:
-        return cls(
-            project_id=ctx.project.id,
-            user_id=ctx.user_id,
-            project_role=ctx.project_role,
-            is_external=ctx.is_external,
-            clients_see_rfis=bool(ctx.project.client_visibility.get("showRfis")),
-        )
-
-    def clause(self) -> ColumnElement[bool]:
-        """Internal members and keys see every RFI; contractors and subcontractors the ones they
-        respond to; clients all of them only when the project shares RFIs with clients."""
-        if not self.is_external:
-            return true()
-        if self.project_role == ProjectRole.CLIENT.value:
-            return true() if self.clients_see_rfis else false()
-        if self.project_role in RESPONDER_ROLES and self.user_id:
-            return _is_responder(self.user_id)
-        return false()
-
-
-def _is_responder(user_id: str) -> ColumnElement[bool]:
-    return exists().where(RfiAssignee.rfi_id == Rfi.id, RfiAssignee.user_id == user_id)
+# Responders; contractors and subcontractors see the RFIs they respond to.
+ASSIGNEES = Assignees(RfiAssignee, Rfi, "rfi_id")
 
 
 @dataclass(frozen=True)
@@ -115,7 +67,7 @@ class RfiFilters:
         if self.priority:
             where.append(Rfi.priority == self.priority)
         if self.assignee_id:
-            where.append(_is_responder(self.assignee_id))
+            where.append(ASSIGNEES.has(self.assignee_id))
         if self.q:
             text = self.q.strip()
             match = or_(
@@ -131,108 +83,37 @@ class RfiFilters:
 
 
 class RfiRepository:
-    def _visible(self, viewer: Viewer) -> list[ColumnElement[bool]]:
-        return [Rfi.project_id == viewer.project_id, Rfi.deleted_at.is_(None), viewer.clause()]
-
-    def list_query(self, viewer: Viewer, filters: RfiFilters) -> AnySelect:
-        query: AnySelect = select(*RFI_COLUMNS)
-        return query.where(*self._visible(viewer), *filters.clauses())
+    def list_query(self, vis: Visibility, filters: RfiFilters) -> AnySelect:
+        query: AnySelect = select(*FIELDS.columns)
+        return query.where(*vis.where(Rfi, ASSIGNEES.has), *filters.clauses())
 
     async def list_rows(
-        self, db: AsyncSession, viewer: Viewer, filters: RfiFilters, page: PageParams
+        self, db: AsyncSession, vis: Visibility, filters: RfiFilters, page: PageParams
     ) -> Rows:
-        query: AnySelect = page.apply(self.list_query(viewer, filters), Rfi.id)
+        query: AnySelect = page.apply(self.list_query(vis, filters), Rfi.id)
         return (await db.execute(query)).all()
 
     async def export_batch(
         self,
         db: AsyncSession,
-        viewer: Viewer,
+        vis: Visibility,
         filters: RfiFilters,
         before_id: str | None,
         size: int,
     ) -> Rows:
         """Keyset batch for exports: newest first, ids below ``before_id``."""
-        query = self.list_query(viewer, filters)
+        query = self.list_query(vis, filters)
         if before_id is not None:
             query = query.where(Rfi.id < before_id)
         return (await db.execute(query.order_by(Rfi.id.desc()).limit(size))).all()
 
     async def get(
-        self, db: AsyncSession, viewer: Viewer, rfi_id: str, *, for_update: bool = False
+        self, db: AsyncSession, vis: Visibility, rfi_id: str, *, for_update: bool = False
     ) -> Rfi | None:
-        query = select(Rfi).where(Rfi.id == rfi_id, *self._visible(viewer))
+        query = select(Rfi).where(Rfi.id == rfi_id, *vis.where(Rfi, ASSIGNEES.has))
         if for_update:
             query = query.with_for_update()
         return (await db.execute(query)).scalar_one_or_none()
-
-    async def assignees_of(self, db: AsyncSession, rfi_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Responders of many RFIs in one query, in the order they were given."""
-        found: dict[str, list[str]] = {rfi_id: [] for rfi_id in rfi_ids}
-        if not rfi_ids:
-            return found
-        rows = await db.execute(
-            select(RfiAssignee.rfi_id, RfiAssignee.user_id)
-            .where(RfiAssignee.rfi_id.in_(rfi_ids))
-            .order_by(RfiAssignee.rfi_id, RfiAssignee.position)
-        )
-        for rfi_id, user_id in rows.tuples():
-            found[rfi_id].append(user_id)
-        return found
-
-    async def set_assignees(self, db: AsyncSession, rfi_id: str, user_ids: Sequence[str]) -> None:
-        await db.execute(delete(RfiAssignee).where(RfiAssignee.rfi_id == rfi_id))
-        if user_ids:
-            await db.execute(
-                insert(RfiAssignee),
-                [
-                    {"rfi_id": rfi_id, "user_id": user_id, "position": position}
-                    for position, user_id in enumerate(user_ids)
-                ],
-            )
-
-    async def project_people(
-        self, db: AsyncSession, workspace_id: str, project_id: str, user_ids: Sequence[str]
-    ) -> dict[str, tuple[bool, str | None]]:
-        """``{user_id: (is_external, project_role)}`` for those of ``user_ids`` who can see the
-        project (internal members not restricted away from it, or named on it)."""
-        if not user_ids:
-            return {}
-        rows = await db.execute(
-            select(
-                Membership.user_id,
-                Membership.is_external,
-                Membership.restricted,
-                ProjectMember.id,
-                ProjectMember.project_role,
-            )
-            .outerjoin(
-                ProjectMember,
-                and_(
-                    ProjectMember.project_id == project_id,
-                    ProjectMember.user_id == Membership.user_id,
-                ),
-            )
-            .where(Membership.workspace_id == workspace_id, Membership.user_id.in_(user_ids))
-        )
-        people: dict[str, tuple[bool, str | None]] = {}
-        for user_id, is_external, restricted, named, project_role in rows.tuples():
-            if (is_external or restricted) and named is None:
-                continue
-            people[user_id] = (is_external, project_role if is_external else None)
-        return people
-
-    async def file_version_in_project(
-        self, db: AsyncSession, project_id: str, file_version_id: str
-    ) -> bool:
-        found = await db.execute(
-            select(FileVersion.id).where(
-                FileVersion.id == file_version_id,
-                FileVersion.project_id == project_id,
-                FileVersion.deleted_at.is_(None),
-            )
-        )
-        return found.first() is not None
 
     async def known_issue_ids(
         self, db: AsyncSession, project_id: str, issue_ids: Sequence[str]

@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
-from plumbline.file.attachments import attachments
 from plumbline.kit import clock
-from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Rfi, RfiMessage
 from plumbline.notification.service import notification
-from plumbline.records import hidden_from_client, soft_delete
+from plumbline.records import Notice, add_record, soft_delete
+from plumbline.records.repository import assignable, file_of_version
+from plumbline.records.visibility import Visibility
 from plumbline.rfi.access import visible_rfi
-from plumbline.rfi.attachments import ATTACHMENT_ENTITY
+from plumbline.rfi.attachments import ATTACHMENTS
 from plumbline.rfi.errors import (
     NotRfiManager,
     NotRfiResponder,
@@ -31,9 +30,13 @@ from plumbline.rfi.errors import (
     RfiTransitionRefused,
     invalid,
 )
-from plumbline.rfi.repository import RESPONDER_ROLES, RfiFilters, Viewer, rfi_repository
+from plumbline.rfi.repository import (
+    ASSIGNEES,
+    FIELDS,
+    RfiFilters,
+    rfi_repository,
+)
 from plumbline.rfi.schemas import RfiCreate, RfiUpdate
-from plumbline.rfi.views import rfi_dict, values_of
 from plumbline.rfi.workflow import (
     ANSWERED,
     CLOSED,
@@ -41,41 +44,53 @@ from plumbline.rfi.workflow import (
     OPEN,
     RESPONDER_STEPS,
     STEPS,
+    ball_in_court,
 )
 
 # Fields a PATCH edits directly (status and the answer go through the workflow).
-EDITABLE = (
+AUDITED = (
     "title",
     "question",
     "priority",
-    "due_date",
-    "manager_id",
-    "issue_ids",
-    "file_version_id",
-    "page_number",
+    "dueDate",
+    "managerId",
+    "issueIds",
+    "fileVersionId",
+    "pageNumber",
     "pin",
 )
+EDITABLE = FIELDS.columns_of(AUDITED)
+ASSIGNED = Notice(
+    "RFI_ASSIGNED",
+    "You were added as a responder on RFI #{n}: {title}",
+    "RFI #{n} as a responder",
+    "rfi",
+)
+STEP_FIELDS = ("status", "officialResponse", "answeredAt", "answeredBy", "closedAt")
 
 
 def _snapshot(rfi: Rfi, assignee_ids: Sequence[str]) -> dict[str, Any]:
-    values = {name: getattr(rfi, name) for name in EDITABLE}
-    values["assignee_ids"] = list(assignee_ids)
-    return values
+    return FIELDS.audited(rfi, AUDITED) | {"assigneeIds": list(assignee_ids)}
 
 
-def _audit_keys(values: dict[str, Any]) -> dict[str, Any]:
-    return {to_camel(key): value for key, value in values.items()}
+def rfi_dict(
+    values: Mapping[Any, Any], assignee_ids: list[str], attachments: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return FIELDS.read(
+        values,
+        assigneeIds=assignee_ids,
+        ballInCourt=ball_in_court(values["status"], values["manager_id"], assignee_ids),
+        attachments=attachments,
+    )
 
 
 class RfiService:
     # ---- reads -------------------------------------------------------------------------------
 
-    def collection_viewer(self, ctx: ProjectContext) -> Viewer:
+    def collection_viewer(self, ctx: ProjectContext) -> Visibility:
         """The caller's view for the list and the export: 403 to a client of a project that
         does not share its RFIs (a single RFI answers 404, like any the caller cannot see)."""
-        if hidden_from_client(ctx, "showRfis"):
-            raise RfisNotShared()
-        return Viewer.of(ctx)
+        return Visibility.of(ctx, "showRfis").collection(RfisNotShared)
 
     async def list_rfis(
         self, db: AsyncSession, ctx: ProjectContext, filters: RfiFilters, page: PageParams
@@ -84,8 +99,8 @@ class RfiService:
             await rfi_repository.list_rows(db, self.collection_viewer(ctx), filters, page)
         )
         ids = [row.id for row in rows]
-        assignees = await rfi_repository.assignees_of(db, ids)
-        files = await attachments.list_for(db, ATTACHMENT_ENTITY, ids)
+        assignees = await ASSIGNEES.of(db, ids)
+        files = await ATTACHMENTS.of(db, ids)
         return [rfi_dict(row._mapping, assignees[row.id], files[row.id]) for row in rows], headers
 
     async def read(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> dict[str, Any]:
@@ -96,9 +111,9 @@ class RfiService:
         self, db: AsyncSession, rfi: Rfi, responders: Sequence[str] | None = None
     ) -> dict[str, Any]:
         if responders is None:
-            responders = (await rfi_repository.assignees_of(db, [rfi.id]))[rfi.id]
-        files = await attachments.list_for(db, ATTACHMENT_ENTITY, [rfi.id])
-        return rfi_dict(values_of(rfi), list(responders), files[rfi.id])
+            responders = (await ASSIGNEES.of(db, [rfi.id]))[rfi.id]
+        files = await ATTACHMENTS.of(db, [rfi.id])
+        return rfi_dict(FIELDS.of(rfi), list(responders), files[rfi.id])
 
     # ---- create, update, delete --------------------------------------------------------------
 
@@ -110,48 +125,16 @@ class RfiService:
         manager_id = body.manager_id or ctx.user_id
         await self._check_people(db, ctx, body.assignee_ids, manager_id)
         await self._check_references(db, ctx, body.file_version_id, body.issue_ids)
-        now = clock.now()
-        rfi = Rfi(
-            id=new_id(),
-            project_id=project.id,
-            workspace_id=project.workspace_id,
-            rfi_number=await next_number(db, project.id, "rfi"),
-            title=body.title,
-            question=body.question,
-            status=OPEN,
-            priority=body.priority,
-            due_date=body.due_date,
-            manager_id=manager_id,
-            issue_ids=body.issue_ids,
-            file_version_id=body.file_version_id,
-            page_number=body.page_number,
-            pin=body.pin.model_dump() if body.pin else None,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(rfi)
-        await db.flush()
-        await rfi_repository.set_assignees(db, rfi.id, body.assignee_ids)
-        values = values_of(rfi)
-        await audit.record(
-            db,
-            action="rfi.created",
-            entity_type="rfi",
-            entity_id=rfi.id,
-            principal=ctx.principal,
-            workspace_id=project.workspace_id,
-            project_id=project.id,
-            changes=created(
-                _audit_keys(
-                    {
-                        **_snapshot(rfi, body.assignee_ids),
-                        "rfi_number": rfi.rfi_number,
-                        "status": OPEN,
-                    }
-                )
-            ),
-        )
+        values = {name: getattr(body, name) for name in EDITABLE}
+        values["pin"] = body.pin.model_dump() if body.pin else None
+        values["manager_id"] = manager_id
+        number = await next_number(db, project.id, "rfi")
+        rfi = await add_record(db, ctx, Rfi, rfi_number=number, status=OPEN, **values)
+        await ASSIGNEES.set(db, rfi.id, body.assignee_ids)
+        values = FIELDS.of(rfi)
+        snapshot = _snapshot(rfi, body.assignee_ids) | {"rfiNumber": rfi.rfi_number}
+        changes = created(snapshot | {"status": OPEN})
+        await audit_change(db, ctx, ("rfi", rfi.id), "rfi.created", changes)
         await self._assigned(uow, ctx, rfi, body.assignee_ids)
         return rfi_dict(values, body.assignee_ids, [])
 
@@ -166,7 +149,7 @@ class RfiService:
         if body.answer_message_id is not None and body.status != ANSWERED:
             raise invalid("answerMessageId", 'is only accepted with status "ANSWERED"')
         rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
-        responders = (await rfi_repository.assignees_of(db, [rfi.id]))[rfi.id]
+        responders = (await ASSIGNEES.of(db, [rfi.id]))[rfi.id]
         current = rfi.status
         step: tuple[str, str] | None = None
         if body.status is not None and (body.status != current or body.answer_message_id):
@@ -219,7 +202,7 @@ class RfiService:
                 value = getattr(body, name)
                 setattr(rfi, name, value.model_dump() if name == "pin" and value else value)
         if new_responders != responders:
-            await rfi_repository.set_assignees(db, rfi.id, new_responders)
+            await ASSIGNEES.set(db, rfi.id, new_responders)
         now = clock.now()
         changes = diff(before, _snapshot(rfi, new_responders))
         status_changes: dict[str, list[Any]] = {}
@@ -228,31 +211,12 @@ class RfiService:
         if changes or status_changes:
             rfi.updated_at = now
         await db.flush()
-        project = ctx.project
         if changes:
-            await audit.record(
-                db,
-                action="rfi.updated",
-                entity_type="rfi",
-                entity_id=rfi.id,
-                principal=ctx.principal,
-                workspace_id=project.workspace_id,
-                project_id=project.id,
-                changes=_audit_keys(changes),
-            )
+            await audit_change(db, ctx, ("rfi", rfi.id), "rfi.updated", changes)
         notified: set[str] = set()
         if step is not None:
             spec = STEPS[step]
-            await audit.record(
-                db,
-                action=spec.action,
-                entity_type="rfi",
-                entity_id=rfi.id,
-                principal=ctx.principal,
-                workspace_id=project.workspace_id,
-                project_id=project.id,
-                changes=status_changes,
-            )
+            await audit_change(db, ctx, ("rfi", rfi.id), spec.action, status_changes)
             recipients = new_responders if spec.to_responders else [rfi.manager_id]
             notified = set(await self._notify(db, ctx, rfi, recipients, spec.notify, spec.title))
         added = [user_id for user_id in new_responders if user_id not in responders]
@@ -296,13 +260,7 @@ class RfiService:
         message: RfiMessage | None,
         now: Any,
     ) -> dict[str, list[Any]]:
-        before = {
-            "status": rfi.status,
-            "officialResponse": rfi.official_response,
-            "answeredAt": rfi.answered_at,
-            "answeredBy": rfi.answered_by,
-            "closedAt": rfi.closed_at,
-        }
+        before = FIELDS.audited(rfi, STEP_FIELDS)
         target = step[1]
         rfi.status = target
         if target == IN_REVIEW:
@@ -321,14 +279,7 @@ class RfiService:
             rfi.answered_by = ctx.user_id
         elif target == CLOSED:
             rfi.closed_at = now
-        after = {
-            "status": rfi.status,
-            "officialResponse": rfi.official_response,
-            "answeredAt": rfi.answered_at,
-            "answeredBy": rfi.answered_by,
-            "closedAt": rfi.closed_at,
-        }
-        return diff(before, after)
+        return diff(before, FIELDS.audited(rfi, STEP_FIELDS))
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> None:
         rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
@@ -353,17 +304,12 @@ class RfiService:
         """Responders: people who can see the project (internal, or named contractors and
         subcontractors). The manager: an internal member who can see it."""
         wanted = [*responders, *([manager_id] if manager_id else [])]
-        people = await rfi_repository.project_people(
-            db, ctx.project.workspace_id, ctx.project.id, wanted
-        )
+        people = await assignable(db, ctx, wanted)
         for user_id in responders:
-            found = people.get(user_id)
-            if found is None or (found[0] and found[1] not in RESPONDER_ROLES):
+            if user_id not in people:
                 raise invalid("assigneeIds", f"{user_id} cannot respond on this project")
-        if manager_id is not None:
-            found = people.get(manager_id)
-            if found is None or found[0]:
-                raise invalid("managerId", f"{manager_id} cannot manage RFIs on this project")
+        if manager_id is not None and not people.get(manager_id):
+            raise invalid("managerId", f"{manager_id} cannot manage RFIs on this project")
 
     async def _check_references(
         self,
@@ -373,9 +319,7 @@ class RfiService:
         issue_ids: Sequence[str],
     ) -> None:
         project_id = ctx.project.id
-        if file_version_id and not await rfi_repository.file_version_in_project(
-            db, project_id, file_version_id
-        ):
+        if file_version_id and not await file_of_version(db, project_id, file_version_id):
             raise invalid("fileVersionId", "no such file version in this project")
         if issue_ids:
             known = await rfi_repository.known_issue_ids(db, project_id, issue_ids)
@@ -387,15 +331,8 @@ class RfiService:
         self, uow: UnitOfWork, ctx: ProjectContext, rfi: Rfi, user_ids: Iterable[str]
     ) -> None:
         """New responders: a notification and an e-mail each."""
-        await notification.assigned(
-            uow,
-            ctx,
-            user_ids,
-            kind="RFI_ASSIGNED",
-            title=f"You were added as a responder on RFI #{rfi.rfi_number}: {rfi.title}",
-            what=f"RFI #{rfi.rfi_number} as a responder",
-            record_title=rfi.title,
-            href=f"/projects/{rfi.project_id}/rfi/{rfi.id}",
+        await ASSIGNED.send(
+            uow, ctx, user_ids, record_id=rfi.id, number=rfi.rfi_number, title=rfi.title
         )
 
     async def _notify(

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit, audit_change, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, storage_quota
@@ -147,15 +147,7 @@ class WorkspaceService:
         changes = diff(before, _audited(workspace))
         if changes:
             workspace.updated_at = clock.now()
-            await audit.record(
-                db,
-                action="workspace.updated",
-                entity_type="workspace",
-                entity_id=workspace.id,
-                principal=ctx.principal,
-                workspace_id=workspace.id,
-                changes=changes,
-            )
+            await audit_change(db, ctx, ("workspace", workspace.id), "workspace.updated", changes)
         await db.flush()
         return workspace_dict(workspace)
 
@@ -163,14 +155,12 @@ class WorkspaceService:
         """Soft delete: the workspace vanishes for everyone; rows are purged after 30 days."""
         workspace = ctx.workspace
         workspace.deleted_at = clock.now()
-        await audit.record(
+        await audit_change(
             db,
-            action="workspace.deleted",
-            entity_type="workspace",
-            entity_id=workspace.id,
-            principal=ctx.principal,
-            workspace_id=workspace.id,
-            changes={"deletedAt": [None, clock.iso(workspace.deleted_at)]},
+            ctx,
+            ("workspace", workspace.id),
+            "workspace.deleted",
+            {"deletedAt": [None, clock.iso(workspace.deleted_at)]},
         )
         await db.flush()
 

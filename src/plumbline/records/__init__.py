@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_change
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
+from plumbline.db import Base, UnitOfWork
 from plumbline.errors import Forbidden
 from plumbline.kit import clock
-
-# Reference photos of issues and punch items: images only.
-PHOTO_TYPES = frozenset({"image/jpeg", "image/png", "image/webp", "image/heic"})
+from plumbline.kit.ids import new_id
+from plumbline.notification.service import notification
 
 
 class Record(Protocol):
@@ -28,6 +29,26 @@ class Record(Protocol):
     created_by: str | None
     updated_at: datetime
     deleted_at: datetime | None
+
+
+R = TypeVar("R", bound=Base)
+
+
+async def add_record(db: AsyncSession, ctx: ProjectContext, model: type[R], **values: Any) -> R:
+    """A new record of the caller's project, created now by the caller, added and flushed."""
+    now = clock.now()
+    record = model(
+        id=new_id(),
+        project_id=ctx.project.id,
+        workspace_id=ctx.workspace.id,
+        created_by=ctx.user_id,
+        created_at=now,
+        updated_at=now,
+        **values,
+    )
+    db.add(record)
+    await db.flush()
+    return record
 
 
 def record_access(
@@ -72,14 +93,39 @@ async def soft_delete(
     now = clock.now()
     record.deleted_at = now
     record.updated_at = now
-    await audit.record(
-        db,
-        action=action,
-        entity_type=entity_type,
-        entity_id=record.id,
-        principal=ctx.principal,
-        workspace_id=record.workspace_id,
-        project_id=record.project_id,
-        changes={"deletedAt": [None, clock.iso(now)]},
+    await audit_change(
+        db, ctx, (entity_type, record.id), action, {"deletedAt": [None, clock.iso(now)]}
     )
     await db.flush()
+
+
+@dataclass(frozen=True)
+class Notice:
+    """The assignment notice of a record kind; ``{n}`` and ``{title}`` are filled in."""
+
+    kind: str
+    title: str
+    what: str  # "issue #{n}": "<actor> assigned you <what> on <project>"
+    path: str  # "issues": the record's page is /projects/<p>/<path>/<id>
+
+    async def send(
+        self,
+        uow: UnitOfWork,
+        ctx: ProjectContext,
+        user_ids: Iterable[str | None],
+        *,
+        record_id: str,
+        number: int,
+        title: str,
+    ) -> list[str]:
+        """``notification.assigned``: a notification and an e-mail to each of ``user_ids``."""
+        return await notification.assigned(
+            uow,
+            ctx,
+            user_ids,
+            kind=self.kind,
+            title=self.title.format(n=number, title=title),
+            what=self.what.format(n=number),
+            record_title=title,
+            href=f"/projects/{ctx.project.id}/{self.path}/{record_id}",
+        )

@@ -1,0 +1,103 @@
+"""Queries the record modules share: pinned files, ordered assignee lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, delete, exists, insert, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.authz.permissions import ProjectRole
+from plumbline.authz.project import ProjectContext
+from plumbline.models import File, FileVersion, Membership, ProjectMember
+
+CONTRIBUTORS = (ProjectRole.CONTRACTOR.value, ProjectRole.SUBCONTRACTOR.value)
+
+
+async def assignable(
+    db: AsyncSession, ctx: ProjectContext, user_ids: Sequence[str]
+) -> dict[str, bool]:
+    """Of ``user_ids``, those who may be given a record of the project, each with whether they
+    are internal: members who can see the project (not restricted away from it, or named on it)
+    and its CONTRACTOR and SUBCONTRACTOR collaborators."""
+    if not user_ids:
+        return {}
+    rows = await db.execute(
+        select(
+            Membership.user_id,
+            Membership.is_external,
+            Membership.restricted,
+            ProjectMember.id,
+            ProjectMember.project_role,
+        )
+        .outerjoin(
+            ProjectMember,
+            and_(
+                ProjectMember.project_id == ctx.project.id,
+                ProjectMember.user_id == Membership.user_id,
+            ),
+        )
+        .where(Membership.workspace_id == ctx.workspace.id, Membership.user_id.in_(user_ids))
+    )
+    found: dict[str, bool] = {}
+    for user_id, external, restricted, named, role in rows.tuples():
+        if not external and (named is not None or not restricted):
+            found[user_id] = True
+        elif external and named is not None and role in CONTRIBUTORS:
+            found[user_id] = False
+    return found
+
+
+async def file_in_project(db: AsyncSession, project_id: str, file_id: str) -> bool:
+    query = select(File.id).where(
+        File.id == file_id, File.project_id == project_id, File.deleted_at.is_(None)
+    )
+    return (await db.execute(query)).first() is not None
+
+
+async def file_of_version(db: AsyncSession, project_id: str, version_id: str) -> str | None:
+    """The file of a live version of the project, else None."""
+    query = select(FileVersion.file_id).where(
+        FileVersion.id == version_id,
+        FileVersion.project_id == project_id,
+        FileVersion.deleted_at.is_(None),
+    )
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+class Assignees:
+    """An ordered assignee table (``<record>_id``, ``user_id``, ``position``) of a record."""
+
+    def __init__(self, model: Any, record: Any, key: str) -> None:
+        self.model, self.record, self.key = model, record, key
+        self.fk = getattr(model, key)
+
+    def has(self, user_id: str) -> ColumnElement[bool]:
+        """The record (a row of ``record``) is assigned to ``user_id``."""
+        return exists().where(self.fk == self.record.id, self.model.user_id == user_id)
+
+    async def of(self, db: AsyncSession, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The assignees of many records in one query, in their given order."""
+        found: dict[str, list[str]] = {i: [] for i in ids}
+        if not ids:
+            return found
+        rows = await db.execute(
+            select(self.fk, self.model.user_id)
+            .where(self.fk.in_(ids))
+            .order_by(self.fk, self.model.position)
+        )
+        for record_id, user_id in rows.tuples():
+            found[record_id].append(user_id)
+        return found
+
+    async def set(self, db: AsyncSession, record_id: str, user_ids: Sequence[str]) -> None:
+        await db.execute(delete(self.model).where(self.fk == record_id))
+        if user_ids:
+            await db.execute(
+                insert(self.model),
+                [
+                    {self.key: record_id, "user_id": user_id, "position": position}
+                    for position, user_id in enumerate(user_ids)
+                ],
+            )
