@@ -1,8 +1,9 @@
 """The database constraints a request may hit, each with the conflict it means.
 
 Services check these rules before writing; the constraint still decides when two requests race
-past the check at once (on PostgreSQL: SQLite's writers take turns). A violation not listed here
-is a bug, answered 500 by the request middleware. ``tests/app/test_conflicts.py`` walks the table.
+past the check at once (on PostgreSQL: SQLite's writers take turns, and its foreign-key errors
+name no constraint). A violation not listed here is a bug, answered 500 by the request
+middleware. ``tests/app/test_unit_of_work_given.py`` walks the table.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     ),
     "pk_punch_item_assignees": lambda: Conflict(
         "The punch item's assignees were changed by another request at the same time"
+    ),
+    # folders are deleted for good, possibly while another request puts something in them
+    "fk_folders_parent_id_folders": lambda: Conflict(
+        "The parent folder was deleted by another request at the same time"
+    ),
+    "fk_files_folder_id_folders": lambda: Conflict(
+        "The folder was deleted by another request at the same time"
     ),
 }
 

@@ -23,6 +23,8 @@ from plumbline.kit.middleware import RequestContextMiddleware
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.models import (
     AuthSession,
+    File,
+    Folder,
     Membership,
     ProjectMember,
     PunchItemAssignee,
@@ -68,6 +70,22 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         ),
         "pk_punch_item_assignees": lambda: PunchItemAssignee(
             punch_item_id=ids["punchId"], user_id=ids["userId"], position=1
+        ),
+        "fk_folders_parent_id_folders": lambda: Folder(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            parent_id=new_id(),
+            name="Orphan",
+        ),
+        "fk_files_folder_id_folders": lambda: File(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            folder_id=new_id(),
+            name="orphan.pdf",
+            normalized_name="orphan.pdf",
+            disciplines=[],
+            current_version=0,
+            version_seq=0,
         ),
     }
     return rows[case]()
@@ -203,6 +221,9 @@ async def test_each_expected_constraint_answers_its_own_conflict(
         case: (409, {"error": make().message, "code": make().code})
         for case, make in EXPECTED.items()
     }
+    if database.engine.dialect.name == "sqlite":  # its foreign-key errors name no constraint
+        internal = (500, {"error": "Internal server error", "code": "INTERNAL"})
+        expected |= {case: internal for case in EXPECTED if case.startswith("fk_")}
     assert answers == expected
     messages = [make().message for make in EXPECTED.values()]
     assert len(set(messages)) == len(messages)
