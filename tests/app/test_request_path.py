@@ -199,9 +199,7 @@ async def test_one_statement_access_keeps_the_answers(
     assert answers == [401, 401, 403, 404, 404, 401]
 
 
-async def test_routers_route_and_refuse_methods(
-    client: httpx.AsyncClient, world: World
-) -> None:
+async def test_routers_route_and_refuse_methods(client: httpx.AsyncClient, world: World) -> None:
     headers = world.member.headers
     assert (await client.get(projects_url(world.workspace.id), headers=headers)).status_code == 200
     assert (await client.put(projects_url(world.workspace.id), headers=headers)).status_code == 405
