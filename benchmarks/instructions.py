@@ -9,7 +9,9 @@ gives the same count to within half a percent however busy the machine is, where
 before and after). It leaves out the kernel's work (sockets, the event loop's waits), which is a
 larger share of the baseline's time than of the app's, so its ratio is not the throughput ratio.
 ``BENCH_INSTR_ROUTE=list`` counts GET /api/v1/projects/{p}/issues over BENCH_ISSUES (1,000)
-issues instead, for the app and the baseline only (the floors serve the create alone).
+issues instead, for the app and the baseline only (the floors serve the create alone);
+``BENCH_INSTR_ROUTE=projects`` GET /api/v1/workspaces/{w}/projects over BENCH_PROJECTS (100),
+session cookie, for the app only (its router is listed thirteenth in ``api.py``).
 """
 
 from __future__ import annotations
@@ -29,18 +31,24 @@ from benchmarks.harness import fresh_database, seed
 ROUTE = os.environ.get("BENCH_INSTR_ROUTE", "create")
 REQUESTS = int(os.environ.get("BENCH_INSTR_REQUESTS", "300" if ROUTE == "create" else "40"))
 ISSUES = int(os.environ.get("BENCH_ISSUES", "1000"))
+PROJECTS = int(os.environ.get("BENCH_PROJECTS", "100"))
 # plumbline, the baseline, and the floors of benchmarks.floor (the same work on FastAPI and/or
 # SQLAlchemy Core alone)
 APPS = os.environ.get(
     "BENCH_INSTR_APPS",
     "plumbline,baseline,fastapi+asyncpg,asgi+sqlalchemy,fastapi+sqlalchemy"
     if ROUTE == "create"
-    else "plumbline,baseline",
+    else "plumbline,baseline"
+    if ROUTE == "list"
+    else "plumbline",
 ).split(",")
 WARM_UP = 150 if ROUTE == "create" else 20
 
 
 async def _get(app: App, path: str, key: str) -> int:
+    credential = (b"cookie", f"auth.session_token={key}".encode())
+    if ROUTE != "projects":
+        credential = (b"x-api-key", key.encode())
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -51,7 +59,7 @@ async def _get(app: App, path: str, key: str) -> int:
         "raw_path": path.encode(),
         "root_path": "",
         "query_string": b"",
-        "headers": [(b"host", b"127.0.0.1"), (b"x-api-key", key.encode())],
+        "headers": [(b"host", b"127.0.0.1"), credential],
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
         "state": {},
@@ -75,15 +83,19 @@ _call = _post if ROUTE == "create" else _get
 async def _count(which: str, seeded: dict[str, str]) -> None:
     """One side, under callgrind: warm up, then wait for the parent to switch counting on."""
     async with served(which, seeded) as (app, path):
+        if ROUTE == "projects":
+            path, key = f"/api/v1/workspaces/{seeded['workspaceId']}/projects", seeded["cookie"]
+        else:
+            key = seeded["key"]
         for _ in range(WARM_UP):
-            status = await _call(app, path, seeded["key"])
+            status = await _call(app, path, key)
             assert status == 200, status
         gc.collect()
         gc.freeze()
         print("ready", flush=True)
         sys.stdin.readline()
         for _ in range(REQUESTS):
-            await _call(app, path, seeded["key"])
+            await _call(app, path, key)
         print("done", flush=True)
         sys.stdin.readline()
 
@@ -131,14 +143,21 @@ def main() -> None:
 
         uvloop.run(_count(sys.argv[2], orjson.loads(os.environ["BENCH_SEEDED"])))
         return
-    what = "POST" if ROUTE == "create" else f"GET ({ISSUES} issues)"
+    what = {
+        "create": "POST /api/v1/projects/{p}/issues",
+        "list": f"GET /api/v1/projects/{{p}}/issues ({ISSUES} issues)",
+        "projects": f"GET /api/v1/workspaces/{{w}}/projects ({PROJECTS} projects)",
+    }[ROUTE]
     print(
-        f"Instructions per request, in process under callgrind: {what} "
-        f"/api/v1/projects/{{p}}/issues, {REQUESTS} requests after {WARM_UP} to warm up",
+        f"Instructions per request, in process under callgrind: {what}, "
+        f"{REQUESTS} requests after {WARM_UP} to warm up",
         flush=True,
     )
     with fresh_database("instructions") as env:
-        seeded = seed(env, "issues", 10 if ROUTE == "create" else ISSUES)
+        if ROUTE == "projects":
+            seeded = seed(env, "projects", PROJECTS)
+        else:
+            seeded = seed(env, "issues", 10 if ROUTE == "create" else ISSUES)
         counts = {
             which: _instructions(which, {**env, "BENCH_SEEDED": seeded}) / REQUESTS
             for which in APPS
