@@ -96,7 +96,7 @@ async def served(which: str, seeded: dict[str, str]) -> AsyncIterator[tuple[App,
     if which == "plumbline":
         from plumbline.app import create_app
 
-        yield create_app(), f"/api/v1/projects/{seeded['projectId']}/issues"
+        yield create_app(), f"/api/v1/projects/{seeded.get('projectId')}/issues"
         return
     from benchmarks import baselines, floor
 

@@ -1,4 +1,4 @@
-"""Instructions per request of POST /api/v1/projects/{p}/issues, counted under callgrind.
+"""Instructions per request of the issue create (or list), counted under callgrind.
 
 ``python -m benchmarks.instructions`` (needs PostgreSQL on 127.0.0.1:5432 and valgrind). Each
 app is driven in process as in ``benchmarks.cpu``, warmed up, then counted for
@@ -8,6 +8,10 @@ gives the same count to within half a percent however busy the machine is, where
 10%. That makes it the tool for deciding whether a change to the request path helps (run it
 before and after). It leaves out the kernel's work (sockets, the event loop's waits), which is a
 larger share of the baseline's time than of the app's, so its ratio is not the throughput ratio.
+``BENCH_INSTR_ROUTE=list`` counts GET /api/v1/projects/{p}/issues over BENCH_ISSUES (1,000)
+issues instead, for the app and the baseline only (the floors serve the create alone);
+``BENCH_INSTR_ROUTE=projects`` GET /api/v1/workspaces/{w}/projects over BENCH_PROJECTS (100),
+session cookie, for the app only (its router is listed thirteenth in ``api.py``).
 """
 
 from __future__ import annotations
@@ -17,33 +21,81 @@ import os
 import re
 import subprocess
 import sys
+from typing import Any
 
 import orjson
 
-from benchmarks.cpu import _post, served
+from benchmarks.cpu import App, _post, served
 from benchmarks.harness import fresh_database, seed
 
-REQUESTS = int(os.environ.get("BENCH_INSTR_REQUESTS", "300"))
+ROUTE = os.environ.get("BENCH_INSTR_ROUTE", "create")
+REQUESTS = int(os.environ.get("BENCH_INSTR_REQUESTS", "300" if ROUTE == "create" else "40"))
+ISSUES = int(os.environ.get("BENCH_ISSUES", "1000"))
+PROJECTS = int(os.environ.get("BENCH_PROJECTS", "100"))
 # plumbline, the baseline, and the floors of benchmarks.floor (the same work on FastAPI and/or
 # SQLAlchemy Core alone)
 APPS = os.environ.get(
-    "BENCH_INSTR_APPS", "plumbline,baseline,fastapi+asyncpg,asgi+sqlalchemy,fastapi+sqlalchemy"
+    "BENCH_INSTR_APPS",
+    "plumbline,baseline,fastapi+asyncpg,asgi+sqlalchemy,fastapi+sqlalchemy"
+    if ROUTE == "create"
+    else "plumbline,baseline"
+    if ROUTE == "list"
+    else "plumbline",
 ).split(",")
-WARM_UP = 150
+WARM_UP = 150 if ROUTE == "create" else 20
+
+
+async def _get(app: App, path: str, key: str) -> int:
+    credential = (b"cookie", f"auth.session_token={key}".encode())
+    if ROUTE != "projects":
+        credential = (b"x-api-key", key.encode())
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"127.0.0.1"), credential],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "state": {},
+    }
+    statuses: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    await app(scope, receive, send)
+    return statuses[0]
+
+
+_call = _post if ROUTE == "create" else _get
 
 
 async def _count(which: str, seeded: dict[str, str]) -> None:
     """One side, under callgrind: warm up, then wait for the parent to switch counting on."""
     async with served(which, seeded) as (app, path):
+        if ROUTE == "projects":
+            path, key = f"/api/v1/workspaces/{seeded['workspaceId']}/projects", seeded["cookie"]
+        else:
+            key = seeded["key"]
         for _ in range(WARM_UP):
-            status = await _post(app, path, seeded["key"])
+            status = await _call(app, path, key)
             assert status == 200, status
         gc.collect()
         gc.freeze()
         print("ready", flush=True)
         sys.stdin.readline()
         for _ in range(REQUESTS):
-            await _post(app, path, seeded["key"])
+            await _call(app, path, key)
         print("done", flush=True)
         sys.stdin.readline()
 
@@ -91,13 +143,21 @@ def main() -> None:
 
         uvloop.run(_count(sys.argv[2], orjson.loads(os.environ["BENCH_SEEDED"])))
         return
+    what = {
+        "create": "POST /api/v1/projects/{p}/issues",
+        "list": f"GET /api/v1/projects/{{p}}/issues ({ISSUES} issues)",
+        "projects": f"GET /api/v1/workspaces/{{w}}/projects ({PROJECTS} projects)",
+    }[ROUTE]
     print(
-        "Instructions per request, in process under callgrind: POST /api/v1/projects/{p}/issues, "
+        f"Instructions per request, in process under callgrind: {what}, "
         f"{REQUESTS} requests after {WARM_UP} to warm up",
         flush=True,
     )
     with fresh_database("instructions") as env:
-        seeded = seed(env, "issues", 10)
+        if ROUTE == "projects":
+            seeded = seed(env, "projects", PROJECTS)
+        else:
+            seeded = seed(env, "issues", 10 if ROUTE == "create" else ISSUES)
         counts = {
             which: _instructions(which, {**env, "BENCH_SEEDED": seeded}) / REQUESTS
             for which in APPS

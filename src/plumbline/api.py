@@ -30,8 +30,9 @@ from plumbline.workspace.endpoints import router as workspace_router
 
 # Each router is included in the app itself: FastAPI matches a request once per nesting level
 # (twice, counting the handle), so a parent /api/v1 router would double the routing work.
-# FastAPI tries them in this order, at ~2% of a small request's instructions per router passed
-# over: the project records, where integrations and field crews send most requests, come first.
+# FastAPI tries them in this order, each router passed over costing a request some work
+# (benchmarks/README.md): the project records, where integrations and field crews send most
+# requests, come first.
 API_V1 = "/api/v1"
 ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, issue_router),

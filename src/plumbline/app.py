@@ -23,7 +23,7 @@ from plumbline.openapi import build_openapi
 
 MiB = 1024 * 1024
 # FastAPI's native OpenTelemetry, unless PLUMBLINE_TELEMETRY is set: even with no provider
-# configured it asks for the three global providers on every request (1.3% of an issue create).
+# configured it asks for the three global providers on every request (benchmarks/README.md).
 TELEMETRY_OFF: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
 
 

@@ -211,13 +211,14 @@ def uow_of(request: Request) -> UnitOfWork:
     return uow
 
 
+# Plain functions, not generators (FastAPI wraps those in an exit stack), each reading the
+# request directly rather than the other: the route class owns the session.
 async def get_uow(request: Request) -> UnitOfWork:
-    # A plain function, not a generator: FastAPI wraps generator dependencies in an exit stack.
     return uow_of(request)
 
 
-async def get_db(uow: Annotated[UnitOfWork, Depends(get_uow)]) -> AsyncSession:
-    return uow.session
+async def get_db(request: Request) -> AsyncSession:
+    return uow_of(request).session
 
 
 DB = Annotated[AsyncSession, Depends(get_db)]

@@ -1,8 +1,8 @@
-"""The one error tree, and the handlers that render it as ``{"error", "code", "details"?}``."""
+"""The one error tree, and the handlers that render it as ``{"error", "code", "details"?}``
+(an unexpected exception becomes ``Internal`` in ``kit.middleware.RequestContextMiddleware``)."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -10,8 +10,6 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from plumbline.kit.responses import ORJSONResponse
-
-log = logging.getLogger("plumbline")
 
 
 class AppError(Exception):
@@ -116,6 +114,14 @@ class RateLimited(AppError):
     message = "Too many requests"
 
 
+class Internal(AppError):
+    """Rendered by the request middleware for any exception nothing else handled."""
+
+    status = 500
+    code = "INTERNAL"
+    message = "Internal server error"
+
+
 class NotConfigured(AppError):
     status = 503
     code = "NOT_CONFIGURED"
@@ -189,12 +195,3 @@ def install_error_handlers(app: FastAPI) -> None:
         if request.url.path.startswith("/api/auth/"):
             body["message"] = message  # the Better Auth client reads "message"
         return ORJSONResponse(body, status_code=exc.status_code, headers=exc.headers)
-
-    @app.exception_handler(Exception)
-    async def _internal(request: Request, exc: Exception) -> ORJSONResponse:
-        log.exception(
-            "unhandled error", extra={"request_id": getattr(request.state, "request_id", None)}
-        )
-        return ORJSONResponse(
-            {"error": "Internal server error", "code": "INTERNAL"}, status_code=500
-        )

@@ -1,6 +1,5 @@
 """The shared request path: read-only routes (no transaction on PostgreSQL) and the credential
-writes they still make, one statement for the credential and the access check, and the domain
-routers' quick refusal of paths they do not serve."""
+writes they still make, and one statement for the credential and the access check."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from plumbline.db import DB, database
 from plumbline.errors import Conflict, install_error_handlers
 from plumbline.kit import clock, crypto
 from plumbline.models import ApiKey, AuthSession
-from plumbline.routing import _tails, make_router, read_only
+from plumbline.routing import make_router, read_only
 from tests.factories import (
     QueryCounter,
     World,
@@ -200,42 +199,11 @@ async def test_one_statement_access_keeps_the_answers(
     assert answers == [401, 401, 403, 404, 404, 401]
 
 
-async def test_domain_router_still_routes_and_refuses_methods(
-    client: httpx.AsyncClient, world: World
-) -> None:
+async def test_routers_route_and_refuse_methods(client: httpx.AsyncClient, world: World) -> None:
     headers = world.member.headers
     assert (await client.get(projects_url(world.workspace.id), headers=headers)).status_code == 200
     assert (await client.put(projects_url(world.workspace.id), headers=headers)).status_code == 405
     assert (await client.get("/api/v1/no-such-thing", headers=headers)).status_code == 404
-
-
-def test_route_tails_find_a_route_path_at_the_end_of_a_request_path() -> None:
-    router = make_router(prefix="/projects/{projectId}/issues")
-
-    @router.get("/{issueId}")
-    async def one() -> None: ...
-
-    @router.get("/export.csv")
-    async def export() -> None: ...
-
-    tails = _tails(router.routes)
-    assert tails is not None
-    assert tails.search("/api/v1/projects/p1/issues/i1")
-    assert tails.search("/api/v1/projects/p1/issues/export.csv")
-    assert not tails.search("/api/v1/projects/p1/issues")
-    assert not tails.search("/api/v1/projects/p1/issues/i1/comments")
-    assert not tails.search("/api/v1/projects/p1/issuesXexport.csv")
-
-
-def test_route_tails_let_path_parameters_span_segments() -> None:
-    router = make_router()
-
-    @router.get("/storage/{key:path}")
-    async def stored() -> None: ...
-
-    tails = _tails(router.routes)
-    assert tails is not None
-    assert tails.search("/api/v1/storage/a/b/c.pdf")
 
 
 def test_read_only_is_for_get_routes() -> None:

@@ -1,18 +1,260 @@
-"""Endpoints receive their unit of work from the route class, not as FastAPI dependencies."""
+"""The unit-of-work route: ``DB`` and ``UoW`` are ordinary FastAPI dependencies handing over the
+route's own session, which commits once on success and rolls back on any answer >= 400; expected
+constraint violations answer their named 409, any other error a 500 ``INTERNAL``."""
 
-from fastapi import routing
-from fastapi.routing import APIRoute
+from __future__ import annotations
 
-from plumbline.db import get_db, get_uow
-from plumbline.routing import dependency_calls
+import logging
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import event, func, select
+
+from plumbline.constraints import EXPECTED
+from plumbline.db import DB, UoW, database
+from plumbline.errors import Conflict, install_error_handlers
+from plumbline.kit import clock
+from plumbline.kit.ids import new_id
+from plumbline.kit.middleware import RequestContextMiddleware
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.models import (
+    AuthSession,
+    File,
+    Folder,
+    Membership,
+    ProjectMember,
+    PunchItemAssignee,
+    RfiAssignee,
+    User,
+    Workspace,
+)
+from plumbline.routing import make_router
+from tests.factories import World, add_member, create_user
 
 
-def test_no_route_solves_the_unit_of_work_as_a_dependency(app) -> None:  # type: ignore[no-untyped-def]
-    routes = [
-        ctx.original_route
-        for ctx in routing.iter_route_contexts(app.routes)
-        if isinstance(ctx.original_route, APIRoute)
-    ]
-    solved = [r.path for r in routes if set(dependency_calls(r.dependant)) & {get_db, get_uow}]
-    assert solved == []
-    assert len(routes) > 100
+def _user(email: str) -> User:
+    now = clock.now()
+    return User(name="Row", email=email, email_verified=True, created_at=now, updated_at=now)
+
+
+def _duplicate(case: str, ids: dict[str, str]) -> Any:
+    """A row that repeats one the world already holds, for each expected constraint."""
+    now = clock.now()
+    rows = {
+        "uq_users_email": lambda: _user(ids["email"]),
+        "uq_workspaces_slug": lambda: Workspace(
+            name="Twin",
+            slug=ids["slug"],
+            plan="trial",
+            subscription_status="trialing",
+            trial_ends_at=now + timedelta(days=14),
+            created_by=ids["userId"],
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_memberships_workspace_id_user_id": lambda: Membership(
+            workspace_id=ids["workspaceId"], user_id=ids["userId"], role="MEMBER", joined_at=now
+        ),
+        "uq_project_members_project_id_user_id": lambda: ProjectMember(
+            project_id=ids["projectId"],
+            user_id=ids["restrictedId"],
+            workspace_id=ids["workspaceId"],
+            created_at=now,
+        ),
+        "pk_rfi_assignees": lambda: RfiAssignee(
+            rfi_id=ids["rfiId"], user_id=ids["userId"], position=1
+        ),
+        "pk_punch_item_assignees": lambda: PunchItemAssignee(
+            punch_item_id=ids["punchId"], user_id=ids["userId"], position=1
+        ),
+        "fk_folders_parent_id_folders": lambda: Folder(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            parent_id=new_id(),
+            name="Orphan",
+        ),
+        "fk_files_folder_id_folders": lambda: File(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            folder_id=new_id(),
+            name="orphan.pdf",
+            normalized_name="orphan.pdf",
+            disciplines=[],
+            current_version=0,
+            version_seq=0,
+        ),
+    }
+    return rows[case]()
+
+
+def _app() -> FastAPI:
+    router = make_router()
+
+    @router.post("/users/{email}")
+    async def add_user(email: str, db: DB, uow: UoW, status: int = 200) -> ORJSONResponse:
+        assert db is uow.session  # both dependencies hand over the route's own session
+        db.add(_user(email))
+        await db.flush()
+        if status == 409:
+            raise Conflict("Refused after writing")
+        return ORJSONResponse({"ok": True}, status_code=status)
+
+    @router.post("/duplicates/{case}")
+    async def duplicate(case: str, ids: dict[str, str], db: DB) -> dict[str, bool]:
+        db.add(_duplicate(case, ids))
+        await db.flush()
+        return {"ok": True}
+
+    @router.post("/sessions/{token_hash}")
+    async def add_session(token_hash: str, ids: dict[str, str], db: DB) -> dict[str, bool]:
+        now = clock.now()
+        db.add(
+            AuthSession(
+                user_id=ids["userId"],
+                token_hash=token_hash,
+                expires_at=now + timedelta(days=1),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        return {"ok": True}  # flushed by the route's commit, which fails
+
+    @router.get("/broken")
+    async def broken() -> None:
+        raise RuntimeError("a bug")
+
+    app = FastAPI()
+    install_error_handlers(app)
+    app.include_router(router)
+    app.add_middleware(RequestContextMiddleware)
+    return app
+
+
+@pytest.fixture
+async def plain() -> Any:
+    transport = httpx.ASGITransport(app=_app())
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        yield client
+
+
+class _Commits:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, *_: object) -> None:
+        self.count += 1
+
+
+@pytest.fixture
+def commits() -> Iterator[_Commits]:
+    counter = _Commits()
+    event.listen(database.engine.sync_engine, "commit", counter)
+    yield counter
+    event.remove(database.engine.sync_engine, "commit", counter)
+
+
+async def _users(email: str) -> int:
+    async with database.sessionmaker() as db:
+        query = select(func.count()).select_from(User).where(User.email == email)
+        return int((await db.execute(query)).scalar_one())
+
+
+async def test_a_success_commits_once(plain: httpx.AsyncClient, commits: _Commits) -> None:
+    email = f"{new_id()}@example.com"
+    response = await plain.post(f"/users/{email}")
+    assert response.status_code == 200
+    assert commits.count == 1
+    assert await _users(email) == 1
+
+
+@pytest.mark.parametrize("status", [400, 404, 409])
+async def test_an_answer_of_400_or_more_rolls_back(
+    plain: httpx.AsyncClient, commits: _Commits, status: int
+) -> None:
+    email = f"{new_id()}@example.com"
+    response = await plain.post(f"/users/{email}", params={"status": status})
+    assert response.status_code == status
+    assert commits.count == 0
+    assert await _users(email) == 0
+
+
+async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
+    headers = world.member.headers
+    rfi = await client.post(
+        f"/api/v1/projects/{world.project.id}/rfi",
+        json={"title": "Twin", "question": "Which?", "assigneeIds": [world.member.id]},
+        headers=headers,
+    )
+    punch = await client.post(
+        f"/api/v1/projects/{world.project.id}/punch",
+        json={"title": "Twin", "assigneeIds": [world.member.id]},
+        headers=headers,
+    )
+    assert (rfi.status_code, punch.status_code) == (200, 200), (rfi.text, punch.text)
+    restricted = await create_user()
+    await add_member(world.workspace, restricted, project_ids=[world.project.id])
+    return {
+        "email": world.member.user.email,
+        "slug": world.workspace.slug,
+        "userId": world.member.id,
+        "workspaceId": world.workspace.id,
+        "projectId": world.project.id,
+        "restrictedId": restricted.id,
+        "rfiId": rfi.json()["id"],
+        "punchId": punch.json()["id"],
+    }
+
+
+async def test_each_expected_constraint_answers_its_own_conflict(
+    client: httpx.AsyncClient, plain: httpx.AsyncClient, world: World
+) -> None:
+    ids = await _ids(client, world)
+    answers = {}
+    for case in EXPECTED:
+        response = await plain.post(f"/duplicates/{case}", json=ids)
+        answers[case] = (response.status_code, response.json())
+    expected = {
+        case: (409, {"error": make().message, "code": make().code})
+        for case, make in EXPECTED.items()
+    }
+    if database.engine.dialect.name == "sqlite":  # its foreign-key errors name no constraint
+        internal = (500, {"error": "Internal server error", "code": "INTERNAL"})
+        expected |= {case: internal for case in EXPECTED if case.startswith("fk_")}
+    assert answers == expected
+    messages = [make().message for make in EXPECTED.values()]
+    assert len(set(messages)) == len(messages)
+    codes = {make().code for case, make in EXPECTED.items() if case != "uq_users_email"}
+    assert codes == {"CONFLICT"}  # sign-up keeps Better Auth's USER_ALREADY_EXISTS
+
+
+async def test_an_unexpected_constraint_is_a_500_with_the_request_id_logged(
+    plain: httpx.AsyncClient, world: World, caplog: pytest.LogCaptureFixture
+) -> None:
+    taken = new_id()
+    ids = {"userId": world.member.id}
+    assert (await plain.post(f"/sessions/{taken}", json=ids)).status_code == 200
+    with caplog.at_level(logging.ERROR, logger="plumbline"):
+        response = await plain.post(
+            f"/sessions/{taken}", json=ids, headers={"X-Request-Id": "req-dup-token"}
+        )
+    assert response.status_code == 500
+    assert response.json() == {"error": "Internal server error", "code": "INTERNAL"}
+    assert response.headers["x-request-id"] == "req-dup-token"
+    [record] = [r for r in caplog.records if r.getMessage() == "unhandled error"]
+    assert record.requestId == "req-dup-token"
+    assert "IntegrityError" in caplog.text
+
+
+async def test_any_other_error_is_the_same_500(
+    plain: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="plumbline"):
+        response = await plain.get("/broken")
+    assert response.status_code == 500
+    assert response.json() == {"error": "Internal server error", "code": "INTERNAL"}
+    [record] = [r for r in caplog.records if r.getMessage() == "unhandled error"]
+    assert record.requestId == response.headers["x-request-id"]

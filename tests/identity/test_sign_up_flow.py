@@ -320,3 +320,10 @@ async def test_cookie_authenticated_post_without_a_trusted_origin_is_403(client)
     assert referred.status_code == 200
     session = await client.get("/api/auth/get-session", headers=auth(cookie))
     assert session.json()["user"]["name"] == "Via Referer"
+    # One check for both kinds of request: origins compare case-insensitively here too.
+    shouted = await client.post(
+        "/api/auth/update-user",
+        json={"name": "Shouted"},
+        headers={**auth(cookie), "Origin": "HTTP://127.0.0.1:8000"},
+    )
+    assert shouted.status_code == 200

@@ -64,12 +64,18 @@ async def create_session(
     return session, token
 
 
-def _check_origin(request: Request) -> None:
+def check_origin(request: Request, *, required: bool) -> None:
+    """403 for an untrusted ``Origin`` (or the ``Referer``'s origin when only that is sent), and
+    for a request carrying neither when ``required``. Browsers send one on cross-site unsafe
+    requests, so this refuses cross-site request forgery with a cookie."""
     origin = request.headers.get("origin")
-    if origin is None and (referer := request.headers.get("referer")):
+    if origin is None and (referer := request.headers.get("referer")) is not None:
         scheme, _, rest = referer.partition("://")
-        origin = f"{scheme}://{rest.split('/', 1)[0]}" if rest else None
-    if origin is None or origin.rstrip("/") not in settings.origins:
+        origin = f"{scheme}://{rest.split('/', 1)[0]}"
+    if origin is None and not required:
+        return
+    trusted = {o.lower() for o in settings.origins}
+    if origin is None or origin.rstrip("/").lower() not in trusted:
         raise Forbidden("Invalid origin", code="INVALID_ORIGIN")
 
 
@@ -103,7 +109,7 @@ def session_used(request: Request, session: AuthSession, token: str, now: dateti
     """What a request on a live session implies: the origin check of unsafe methods, and the
     sliding expiry (written with the request's commit, at most once a day)."""
     if request.method in UNSAFE_METHODS:
-        _check_origin(request)
+        check_origin(request, required=True)
     if session.remember and session.updated_at < now - REFRESH_AFTER:
         session.expires_at = now + timedelta(days=SESSION_DAYS)
         session.updated_at = now

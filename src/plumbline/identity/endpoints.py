@@ -11,12 +11,15 @@ from fastapi.exceptions import RequestValidationError
 from starlette.responses import RedirectResponse
 
 from plumbline.auth.deps import CurrentUser, CurrentUserUnverified, Public, session_cookie
-from plumbline.auth.session import clear_session_cookie, on_response, set_session_cookie
-from plumbline.config import settings
+from plumbline.auth.session import (
+    check_origin,
+    clear_session_cookie,
+    on_response,
+    set_session_cookie,
+)
 from plumbline.db import DB, UoW
 from plumbline.errors import (
     AppError,
-    Forbidden,
     error_response,
     validation_failed,
 )
@@ -62,15 +65,8 @@ def _with_message(response: Response) -> Response:
 
 
 async def same_origin_if_sent(request: Request) -> None:
-    """Browsers send ``Origin`` on cross-site POSTs: refuse untrusted ones (login CSRF)."""
-    origin = request.headers.get("origin")
-    if origin is None and (referer := request.headers.get("referer")):
-        scheme, _, rest = referer.partition("://")
-        origin = f"{scheme}://{rest.split('/', 1)[0]}"
-    if origin is not None and origin.rstrip("/").lower() not in {
-        o.lower() for o in settings.origins
-    }:
-        raise Forbidden("Invalid origin", code="INVALID_ORIGIN")
+    """Sign-in and sign-up carry no session yet: refuse an untrusted origin (login CSRF)."""
+    check_origin(request, required=False)
 
 
 PUBLIC = [Public, Depends(same_origin_if_sent)]

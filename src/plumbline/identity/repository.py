@@ -7,10 +7,8 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Row, delete, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.identity.errors import UserAlreadyExists
 from plumbline.models import AuthSession, Membership, User, UserToken, Workspace
 
 Rows = Sequence[Row[*tuple[Any, ...]]]
@@ -25,13 +23,9 @@ async def user_by_email(db: AsyncSession, email: str) -> User | None:
 
 
 async def add_user(db: AsyncSession, user: User) -> User:
-    """Insert in a savepoint, so a concurrent sign-up with the same e-mail answers 409."""
-    try:
-        async with db.begin_nested():
-            db.add(user)
-            await db.flush()
-    except IntegrityError:
-        raise UserAlreadyExists() from None
+    """A concurrent sign-up with the same e-mail answers 409 (``constraints.EXPECTED``)."""
+    db.add(user)
+    await db.flush()
     return user
 
 

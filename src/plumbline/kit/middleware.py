@@ -1,4 +1,4 @@
-"""Pure ASGI middleware: request id, access log, body size limit."""
+"""Pure ASGI middleware: request id, access log, the 500 answer, body size limit."""
 
 from __future__ import annotations
 
@@ -7,20 +7,22 @@ import re
 import time
 from collections.abc import Callable
 
-import orjson
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from plumbline.errors import BadRequest, Internal, PayloadTooLarge, error_response
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var, request_id_var
 
 log = logging.getLogger("plumbline.access")
+errors_log = logging.getLogger("plumbline")
 
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
 class RequestContextMiddleware:
-    """Echoes or assigns ``X-Request-Id`` and writes one access log line per request."""
+    """Echoes or assigns ``X-Request-Id``, answers 500 ``INTERNAL`` for any exception the app
+    let through, and writes one access log line per request."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -35,15 +37,8 @@ class RequestContextMiddleware:
                 sent = value.decode("latin-1")
                 break
         request_id = sent if sent and _VALID_REQUEST_ID.match(sent) else new_id()
-        if _has_nul(scope):
-            await _refuse_nul(send, request_id)
-            return
-        request_id_var.set(request_id)
-        client = scope.get("client")
-        client_ip_var.set(client[0] if client else None)
-        scope.setdefault("state", {})["request_id"] = request_id
         started = time.perf_counter()
-        status = 500
+        status: int | None = None
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
@@ -54,8 +49,23 @@ class RequestContextMiddleware:
                 message["headers"] = headers
             await send(message)
 
+        if _has_nul(scope):
+            refused = BadRequest("Invalid characters in the URL")
+            await error_response(refused)(scope, receive, send_with_id)
+            return
+        request_id_var.set(request_id)
+        client = scope.get("client")
+        client_ip_var.set(client[0] if client else None)
+        scope.setdefault("state", {})["request_id"] = request_id
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception:
+            # The one place an unexpected error becomes a 500: every layer below lets it through
+            # (the route class after its rollback), so it is logged once, with the request id.
+            errors_log.exception("unhandled error", extra={"requestId": request_id})
+            if status is not None:
+                raise  # the response has begun: the server can only drop the connection
+            await error_response(Internal())(scope, receive, send_with_id)
         finally:
             # The formatter redacts the tokens and signatures that paths and queries carry.
             extra: dict[str, object] = {
@@ -76,35 +86,6 @@ def _has_nul(scope: Scope) -> bool:
     raw = scope.get("raw_path") or scope["path"].encode()
     query = scope.get("query_string", b"")
     return b"%00" in raw or b"\x00" in raw or b"%00" in query or b"\x00" in query
-
-
-async def _send_error(
-    send: Send, status: int, message: str, code: str, *headers: tuple[bytes, bytes]
-) -> None:
-    """An ``{"error", "code"}`` answer sent before any route ran."""
-    body = orjson.dumps({"error": message, "code": code})
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _refuse_nul(send: Send, request_id: str) -> None:
-    await _send_error(
-        send,
-        400,
-        "Invalid characters in the URL",
-        "BAD_REQUEST",
-        (b"x-request-id", request_id.encode()),
-    )
 
 
 class BodyTooLarge(HTTPException):
@@ -136,7 +117,7 @@ class BodyLimitMiddleware:
                 break
         if length is not None:
             if length > limit:
-                await _too_large(send)
+                await _too_large(scope, receive, send)
                 return
             # The server hands the app exactly Content-Length bytes: nothing left to count.
             await self.app(scope, receive, send)
@@ -163,8 +144,8 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not response_started:
-                await _too_large(send)
+                await _too_large(scope, receive, send)
 
 
-async def _too_large(send: Send) -> None:
-    await _send_error(send, 413, "Request body too large", "PAYLOAD_TOO_LARGE")
+async def _too_large(scope: Scope, receive: Receive, send: Send) -> None:
+    await error_response(PayloadTooLarge())(scope, receive, send)

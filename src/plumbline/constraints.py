@@ -1,0 +1,71 @@
+"""The database constraints a request may hit, each with the conflict it means.
+
+Services check these rules before writing; the constraint still decides when two requests race
+past the check at once (on PostgreSQL: SQLite's writers take turns, and its foreign-key errors
+name no constraint). A violation not listed here is a bug, answered 500 by the request
+middleware. ``tests/app/test_unit_of_work_given.py`` walks the table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sqlalchemy import PrimaryKeyConstraint, UniqueConstraint
+from sqlalchemy.exc import IntegrityError
+
+from plumbline.db import Base
+from plumbline.errors import Conflict
+from plumbline.identity.errors import UserAlreadyExists
+from plumbline.member.errors import AlreadyMember
+from plumbline.workspace.errors import SlugTaken
+
+EXPECTED: dict[str, Callable[[], Conflict]] = {
+    "uq_users_email": UserAlreadyExists,
+    "uq_workspaces_slug": SlugTaken,
+    "uq_memberships_workspace_id_user_id": AlreadyMember,
+    "uq_project_members_project_id_user_id": lambda: Conflict(
+        "This member's project access was changed by another request at the same time"
+    ),
+    "pk_rfi_assignees": lambda: Conflict(
+        "The RFI's responders were changed by another request at the same time"
+    ),
+    "pk_punch_item_assignees": lambda: Conflict(
+        "The punch item's assignees were changed by another request at the same time"
+    ),
+    # folders are deleted for good, possibly while another request puts something in them
+    "fk_folders_parent_id_folders": lambda: Conflict(
+        "The parent folder was deleted by another request at the same time"
+    ),
+    "fk_files_folder_id_folders": lambda: Conflict(
+        "The folder was deleted by another request at the same time"
+    ),
+}
+
+# SQLite names the columns of a unique constraint, not the constraint
+_SQLITE_UNIQUE = re.compile(r"UNIQUE constraint failed: (\w+)\.(\w+(?:, \w+\.\w+)*)")
+
+
+def conflict_for(error: IntegrityError) -> Conflict | None:
+    """The conflict an expected constraint's violation means; None for any other."""
+    name = constraint_name(error)
+    make = EXPECTED.get(name) if name else None
+    return make() if make else None
+
+
+def constraint_name(error: IntegrityError) -> str | None:
+    # SQLAlchemy's asyncpg adapter raises from asyncpg's own error, which names the constraint
+    named = getattr(error.orig.__cause__, "constraint_name", None) if error.orig else None
+    if isinstance(named, str):
+        return named
+    found = _SQLITE_UNIQUE.search(str(error.orig))
+    if found is None:
+        return None
+    table = Base.metadata.tables.get(found.group(1))
+    columns = {part.rsplit(".", 1)[-1] for part in found.group(2).split(", ")}
+    for constraint in table.constraints if table is not None else ():
+        if isinstance(constraint, UniqueConstraint | PrimaryKeyConstraint) and (
+            {column.name for column in constraint.columns} == columns
+        ):
+            return str(constraint.name)
+    return None
