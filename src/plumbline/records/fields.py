@@ -60,38 +60,28 @@ class Fields:
                 column = cast(column, Text).label(key)
             columns.append(column)
         self.columns = tuple(columns)
-        self._row = self._compile(formats)
-
-    def _compile(self, formats: Mapping[str, Callable[[Any], Any]]) -> Callable[..., Any]:
-        """The list's hot loop as one function with a dict literal, built from ``names`` as
-        ``dataclasses`` builds ``__init__``: a loop over the fields per row made a 1,000-row
-        page's serialisation 2.5 times slower."""
-        items = []
-        for name, key in self.names.items():
-            if key is None:
-                items.append(f"{name!r}: extra[{name!r}]")
-            else:
-                value = f"c{self.keys.index(key)}"
-                items.append(
-                    f"{name!r}: f_{key}({value})" if key in formats else f"{name!r}: {value}"
-                )
-        unpack = "".join(f"c{i}, " for i in range(len(self.keys)))
-        source = f"def row(row, extra):\n    {unpack}*_ = row\n    return {{{', '.join(items)}}}\n"
-        namespace: dict[str, Any] = {f"f_{key}": fmt for key, fmt in formats.items()}
-        exec(source, namespace)  # noqa: S102 (our own column and field names only)
-        row: Callable[..., Any] = namespace["row"]
-        return row
+        # A row is built from C-level dict operations: copy the ordered template, pour the
+        # column values in, format the few that need it. (A Python loop over every field per
+        # value made a 1,000-row page's serialisation 2.5 times slower.)
+        self._template = dict.fromkeys(self.names)
+        self._column_names = tuple(name for name, key in self.names.items() if key is not None)
+        self._formats = tuple(
+            (name, formats[key]) for name, key in self.names.items() if key in formats
+        )
 
     def row(self, row: Sequence[Any], **extra: Any) -> dict[str, Any]:
         """The response of one record from a row that starts with ``columns`` (in that order)
         and the module's own fields ``extra``."""
-        result: dict[str, Any] = self._row(row, extra)
+        result = self._template.copy()
+        result.update(zip(self._column_names, row, strict=False))
+        for name, format_ in self._formats:
+            result[name] = format_(result[name])
+        result.update(extra)
         return result
 
     def read(self, values: Mapping[Any, Any], **extra: Any) -> dict[str, Any]:
         """``row`` from column ``values`` (a row's ``_mapping`` or ``of(entity)``)."""
-        result: dict[str, Any] = self._row([values[key] for key in self.keys], extra)
-        return result
+        return self.row([values[key] for key in self.keys], **extra)
 
     def of(self, entity: Any) -> dict[str, Any]:
         """The column values of an entity (or a ``values`` dict already complete)."""
