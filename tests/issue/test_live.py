@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from plumbline.kit import pubsub
-from plumbline.viewer.collab import channel, publish_to_version
+from plumbline.viewer.events import channel, publish_to_version
 from tests.factories import World
 from tests.issue.helpers import create_file, create_issue, issues_url
 

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from plumbline.config import settings
 from plumbline.kit import clock
-from plumbline.viewer.collab import publish_to_version
+from plumbline.viewer.events import publish_to_version
 from tests.factories import add_member, create_api_key, create_user, key_headers, make_world
 from tests.viewer.helpers import EventStream, members, set_presence_hidden
 

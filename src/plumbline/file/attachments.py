@@ -22,13 +22,12 @@ from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
 from plumbline.errors import NotFound, UnsupportedMediaType, ValidationFailed
-from plumbline.file import repository
+from plumbline.file import upload_repository
 from plumbline.file.errors import LimitReached
+from plumbline.file.objects import discard, discard_after_commit
 from plumbline.file.types import check_type, clean_name, media_type
 from plumbline.file.uploads import (
     begin_completion,
-    discard,
-    discard_after_commit,
     finish,
     quota_check,
     size_check,
@@ -127,7 +126,7 @@ class AttachmentService:
         max_count: int,
     ) -> dict[str, Any]:
         """``presign`` for callers without a ProjectContext (public portals)."""
-        workspace = await repository.get_workspace(db, workspace_id)
+        workspace = await upload_repository.get_workspace(db, workspace_id)
         if workspace is None:
             raise NotFound("Workspace not found")
         return await self._presign(
@@ -171,7 +170,7 @@ class AttachmentService:
             )
         stored_type = _attachment_type(name, content_type, allowed_types)
         size_check(size_bytes, min(max_bytes, settings.max_upload_bytes))
-        if await repository.count_attachments(db, entity_type, entity_id) >= max_count:
+        if await upload_repository.count_attachments(db, entity_type, entity_id) >= max_count:
             raise LimitReached(f"At most {max_count} attachments are allowed", maxCount=max_count)
         quota_check(workspace, size_bytes)
         prefix = f"ws/{workspace.id}" + (f"/p/{project_id}" if project_id else "")
@@ -227,7 +226,7 @@ class AttachmentService:
         sha256: str | None = None,
     ) -> dict[str, Any]:
         """``complete`` for callers without a ProjectContext (public portals)."""
-        workspace = await repository.get_workspace(db, workspace_id)
+        workspace = await upload_repository.get_workspace(db, workspace_id)
         if workspace is None:
             raise NotFound("Workspace not found")
         upload = await self._upload(db, workspace_id, project_id, entity_type, entity_id, upload_id)
@@ -244,7 +243,7 @@ class AttachmentService:
         entity_id: str,
         upload_id: str,
     ) -> Upload:
-        upload = await repository.get_upload(db, upload_id, "attachment")
+        upload = await upload_repository.get_upload(db, upload_id, "attachment")
         if (
             upload is None
             or upload.workspace_id != workspace_id
@@ -273,7 +272,7 @@ class AttachmentService:
         # verify_and_count has just updated the workspace's storage row, which stays locked
         # until commit: completions in one workspace take turns, and this count sees them all.
         entity_type, entity_id = str(upload.entity_type), str(upload.entity_id)
-        if await repository.count_attachments(db, entity_type, entity_id) >= max_count:
+        if await upload_repository.count_attachments(db, entity_type, entity_id) >= max_count:
             await discard(upload.storage_key)
             raise LimitReached(f"At most {max_count} attachments are allowed", maxCount=max_count)
         attachment = Attachment(
@@ -311,7 +310,7 @@ class AttachmentService:
         for 15 minutes; every requested id is a key (an empty list when it has none)."""
         found: dict[str, list[dict[str, Any]]] = {entity_id: [] for entity_id in entity_ids}
         storage = get_storage()
-        for row in await repository.attachments_for(db, entity_type, list(entity_ids)):
+        for row in await upload_repository.attachments_for(db, entity_type, list(entity_ids)):
             item = _read(row)
             item["url"] = await storage.presign_get(
                 row.storage_key,
@@ -334,7 +333,7 @@ class AttachmentService:
     ) -> None:
         """Soft-delete one attachment, free its bytes, remove the object after the commit."""
         db = uow.session
-        attachment = await repository.get_attachment(db, attachment_id)
+        attachment = await upload_repository.get_attachment(db, attachment_id)
         if (
             attachment is None
             or attachment.workspace_id != workspace_id
@@ -343,7 +342,7 @@ class AttachmentService:
         ):
             raise NotFound("Attachment not found")
         attachment.deleted_at = clock.now()
-        await repository.free_storage(db, workspace_id, attachment.size_bytes)
+        await upload_repository.free_storage(db, workspace_id, attachment.size_bytes)
         await audit.record(
             db,
             action="attachment.deleted",

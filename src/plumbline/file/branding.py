@@ -17,9 +17,9 @@ from plumbline.audit.service import audit_change
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType
-from plumbline.file import repository
+from plumbline.file import upload_repository
+from plumbline.file.objects import discard_after_commit
 from plumbline.file.types import media_type
-from plumbline.file.uploads import discard_after_commit
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.http import object_response
@@ -112,7 +112,7 @@ class BrandingService:
         discard_after_commit(uow, [old])
 
     async def public_logo(self, request: Request, db: AsyncSession, workspace_id: str) -> Response:
-        row = await repository.workspace_logo(db, workspace_id)
+        row = await upload_repository.workspace_logo(db, workspace_id)
         if row is None or row.logo_key is None:
             raise NotFound("No logo")
         storage = get_storage()

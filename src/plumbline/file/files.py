@@ -20,11 +20,11 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden, NotFound, ValidationFailed
-from plumbline.file import repository
+from plumbline.file import repository, upload_repository
 from plumbline.file.errors import FileLocked, NameTaken
+from plumbline.file.objects import discard_after_commit
 from plumbline.file.schemas import FileUpdate
 from plumbline.file.types import check_type, clean_name, normalize
-from plumbline.file.uploads import discard_after_commit
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
@@ -84,7 +84,7 @@ async def remove_files(uow: UnitOfWork, ctx: ProjectContext, file_ids: Sequence[
     await repository.soft_delete(
         db, file_ids=file_ids, version_ids=[v.id for v in versions], now=clock.now()
     )
-    await repository.free_storage(db, ctx.workspace.id, sum(v.size_bytes for v in versions))
+    await upload_repository.free_storage(db, ctx.workspace.id, sum(v.size_bytes for v in versions))
     for file_id in file_ids:
         await audit_change(
             db,
@@ -197,7 +197,7 @@ class FileService:
         await _refuse_locked(db, ctx, [target.id])
         now = clock.now()
         await repository.soft_delete(db, file_ids=[], version_ids=[target.id], now=now)
-        await repository.free_storage(db, ctx.workspace.id, target.size_bytes)
+        await upload_repository.free_storage(db, ctx.workspace.id, target.size_bytes)
         latest = next(v for v in versions if v.id != target.id)
         file.latest_version_id, file.current_version, file.updated_at = (
             latest.id,

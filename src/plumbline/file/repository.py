@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import CursorResult, Select, and_, case, delete, exists, func, or_, select, update
+from sqlalchemy import Select, delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Attachment, File, FileVersion, Folder, Upload, Workspace
+from plumbline.models import File, FileVersion, Folder
 
 AnySelect = Select[*tuple[Any, ...]]
 
@@ -271,144 +271,3 @@ async def soft_delete(
             .values(deleted_at=now)
             .execution_options(synchronize_session="fetch")
         )
-
-
-# ---- uploads and storage usage
-
-
-async def get_upload(db: AsyncSession, upload_id: str, purpose: str) -> Upload | None:
-    return (
-        await db.execute(select(Upload).where(Upload.id == upload_id, Upload.purpose == purpose))
-    ).scalar_one_or_none()
-
-
-async def claim_upload(db: AsyncSession, upload_id: str) -> bool:
-    """Mark a pending upload as being completed; False when another request got there first
-    (on PostgreSQL the second waits for the first's commit, then sees it completed)."""
-    result = await db.execute(
-        update(Upload)
-        .where(Upload.id == upload_id, Upload.status == "PENDING")
-        .values(status="COMPLETING")
-        .execution_options(synchronize_session=False)
-    )
-    return cast(CursorResult[Any], result).rowcount == 1
-
-
-async def upload_outcome(db: AsyncSession, upload_id: str) -> tuple[str, dict[str, Any] | None]:
-    row = (
-        await db.execute(select(Upload.status, Upload.result).where(Upload.id == upload_id))
-    ).one()
-    return row[0], row[1]
-
-
-async def add_storage(db: AsyncSession, workspace_id: str, size: int, quota: int | None) -> bool:
-    """Count ``size`` more stored bytes in one atomic UPDATE; False when over ``quota``."""
-    stmt = (
-        update(Workspace)
-        .where(Workspace.id == workspace_id)
-        .values(storage_used_bytes=Workspace.storage_used_bytes + size)
-        .execution_options(synchronize_session=False)
-    )
-    if quota is not None:
-        stmt = stmt.where(Workspace.storage_used_bytes + size <= quota)
-    return cast(CursorResult[Any], await db.execute(stmt)).rowcount == 1
-
-
-async def free_storage(db: AsyncSession, workspace_id: str, size: int) -> None:
-    if size <= 0:
-        return
-    await db.execute(
-        update(Workspace)
-        .where(Workspace.id == workspace_id)
-        .values(
-            storage_used_bytes=case(
-                (Workspace.storage_used_bytes > size, Workspace.storage_used_bytes - size),
-                else_=0,
-            )
-        )
-        .execution_options(synchronize_session=False)
-    )
-
-
-async def storage_used(db: AsyncSession, workspace_id: str) -> int:
-    return int(
-        (
-            await db.execute(
-                select(Workspace.storage_used_bytes).where(Workspace.id == workspace_id)
-            )
-        ).scalar_one()
-    )
-
-
-# ---- attachments
-
-
-async def count_attachments(db: AsyncSession, entity_type: str, entity_id: str) -> int:
-    return int(
-        (
-            await db.execute(
-                select(func.count(Attachment.id)).where(
-                    Attachment.entity_type == entity_type,
-                    Attachment.entity_id == entity_id,
-                    Attachment.deleted_at.is_(None),
-                )
-            )
-        ).scalar_one()
-    )
-
-
-async def attachments_for(
-    db: AsyncSession, entity_type: str, entity_ids: Sequence[str]
-) -> Sequence[Any]:
-    if not entity_ids:
-        return []
-    return (
-        await db.execute(
-            select(
-                Attachment.id,
-                Attachment.entity_id,
-                Attachment.file_name,
-                Attachment.content_type,
-                Attachment.size_bytes,
-                Attachment.storage_key,
-                Attachment.created_at,
-                Attachment.created_by,
-            )
-            .where(
-                and_(
-                    Attachment.entity_type == entity_type,
-                    Attachment.entity_id.in_(entity_ids),
-                    Attachment.deleted_at.is_(None),
-                )
-            )
-            .order_by(Attachment.id)
-        )
-    ).all()
-
-
-async def get_attachment(db: AsyncSession, attachment_id: str) -> Attachment | None:
-    return (
-        await db.execute(
-            select(Attachment).where(
-                Attachment.id == attachment_id, Attachment.deleted_at.is_(None)
-            )
-        )
-    ).scalar_one_or_none()
-
-
-async def get_workspace(db: AsyncSession, workspace_id: str) -> Workspace | None:
-    return (
-        await db.execute(
-            select(Workspace).where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
-        )
-    ).scalar_one_or_none()
-
-
-async def workspace_logo(db: AsyncSession, workspace_id: str) -> Any:
-    return (
-        await db.execute(
-            select(Workspace.logo_key, Workspace.logo_content_type).where(
-                Workspace.id == workspace_id, Workspace.deleted_at.is_(None)
-            )
-        )
-    ).first()

@@ -8,7 +8,8 @@ from datetime import timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.file.uploads import PENDING, discard
+from plumbline.file.objects import discard
+from plumbline.file.uploads import PENDING
 from plumbline.jobs import task
 from plumbline.jobs.registry import Payload
 from plumbline.kit import clock

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -25,7 +24,6 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import storage_quota
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
-from plumbline.db import UnitOfWork
 from plumbline.errors import (
     Conflict,
     NotFound,
@@ -33,7 +31,7 @@ from plumbline.errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-from plumbline.file import repository
+from plumbline.file import repository, upload_repository
 from plumbline.file.errors import (
     ChecksumMismatch,
     FileDeleted,
@@ -42,9 +40,9 @@ from plumbline.file.errors import (
     UploadExpired,
     UploadMissing,
 )
+from plumbline.file.objects import discard
 from plumbline.file.schemas import CompleteUpload, PresignUpload, UploadPreview
 from plumbline.file.types import check_type, clean_name, near_key, normalize
-from plumbline.jobs import enqueue
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage, safe_name
@@ -137,27 +135,12 @@ async def begin_completion(db: AsyncSession, upload: Upload) -> dict[str, Any] |
     """The stored answer when the upload was already completed; otherwise claim it (None)."""
     if upload.status == COMPLETED and upload.result is not None:
         return upload.result
-    if not await repository.claim_upload(db, upload.id):
-        status, result = await repository.upload_outcome(db, upload.id)
+    if not await upload_repository.claim_upload(db, upload.id):
+        status, result = await upload_repository.upload_outcome(db, upload.id)
         if status == COMPLETED and result is not None:
             return result
         raise Conflict("This upload is being completed by another request", code="IN_PROGRESS")
     return None
-
-
-async def discard(key: str) -> None:
-    """Delete a stored object, logging rather than failing (it is garbage either way)."""
-    try:
-        await get_storage().delete(key)
-    except Exception:
-        log.warning("could not delete stored object %s", key, exc_info=True)
-
-
-def discard_after_commit(uow: UnitOfWork, keys: Iterable[str]) -> None:
-    """Delete these stored objects once the request commits (the ``files.discard`` job)."""
-    pending = list(keys)
-    if pending:
-        enqueue(uow, "files.discard", {"keys": pending})
 
 
 async def verify_and_count(
@@ -178,7 +161,7 @@ async def verify_and_count(
         await discard(upload.storage_key)
         raise ChecksumMismatch()
     quota = storage_quota(workspace)
-    if not await repository.add_storage(db, workspace.id, size, quota):
+    if not await upload_repository.add_storage(db, workspace.id, size, quota):
         await discard(upload.storage_key)
         raise StorageQuotaExceeded(quotaBytes=quota, requestedBytes=size)
     return size
@@ -312,7 +295,7 @@ class UploadService:
     async def complete(
         self, db: AsyncSession, principal: Principal, body: CompleteUpload
     ) -> dict[str, Any]:
-        upload = await repository.get_upload(db, body.upload_id, "file")
+        upload = await upload_repository.get_upload(db, body.upload_id, "file")
         if upload is None or upload.project_id is None or not same_caller(upload, principal):
             raise NotFound("Upload not found")
         ctx = await named_project_access(db, principal, upload.project_id, Permission.FILES_UPLOAD)

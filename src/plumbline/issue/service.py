@@ -27,7 +27,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
 from plumbline.records import Notice, soft_delete
 from plumbline.records.repository import assignable, file_in_project, file_of_version
-from plumbline.viewer.collab import publish_to_version
+from plumbline.viewer.events import publish_to_version
 
 # Audited fields (their columns are what a create or update may write).
 AUDITED = (

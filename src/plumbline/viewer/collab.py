@@ -19,7 +19,7 @@ How a room works across processes:
 - Every process sweeps the rooms it has streams in every 15 s, and a heartbeat sweeps its room
   (at most once a second), so a connection of a crashed process also leaves presence.
 
-Other modules notify viewers with :func:`publish_to_version` (after their commit).
+Other modules notify viewers with ``viewer.events.publish_to_version`` (after their commit).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import orjson
 from plumbline.kit import clock, pubsub
 from plumbline.kit.ids import new_id
 from plumbline.viewer.errors import NotHost, UnknownConnection
+from plumbline.viewer.events import PING, channel, publish, sse
 from plumbline.viewer.presence import Entries, store
 
 log = logging.getLogger("plumbline.viewer")
@@ -52,32 +53,8 @@ BATCH = 128
 CAS_ATTEMPTS = 8
 
 
-def channel(file_version_id: str) -> str:
-    return f"viewer:{file_version_id}"
-
-
 def _now_ms() -> int:
     return int(clock.now().timestamp() * 1000)
-
-
-def sse(event: str, data: Any) -> bytes:
-    return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
-
-
-PING = sse("ping", {})
-
-
-async def publish_to_version(file_version_id: str, event: str, data: dict[str, Any]) -> None:
-    """Send ``event`` to everyone viewing the version, in every process. Best effort: a pub/sub
-    failure is logged, never raised, so call it after the commit (``uow.after_commit``)."""
-    await _publish(file_version_id, {"event": event, "data": data})
-
-
-async def _publish(file_version_id: str, envelope: dict[str, Any]) -> None:
-    try:
-        await pubsub.publish(channel(file_version_id), envelope)
-    except Exception:
-        log.warning("viewer event not published", exc_info=True)
 
 
 @dataclass(frozen=True)
@@ -290,7 +267,7 @@ class Hub:
             raise NotHost()
         await store().clear(file_version_id)
         self.sessions_ended += 1
-        await _publish(file_version_id, {"event": "session_ended", "data": {"endedBy": user_id}})
+        await publish(file_version_id, {"event": "session_ended", "data": {"endedBy": user_id}})
 
     async def sweep(self, file_version_id: str) -> bool:
         """Remove connections without a heartbeat for 75 s; True when any was removed."""
@@ -335,7 +312,7 @@ class Hub:
             self._room_size[file_version_id] = len(snapshot.members)
         else:
             self._room_size.pop(file_version_id, None)
-        await _publish(file_version_id, snapshot.envelope())
+        await publish(file_version_id, snapshot.envelope())
 
     async def _sweep_loop(self) -> None:
         while self.local:

@@ -15,8 +15,9 @@ from plumbline.authz.permissions import Permission
 from plumbline.db import UnitOfWork
 from plumbline.kit import clock, ratelimit
 from plumbline.viewer import repository
-from plumbline.viewer.collab import Viewer, hub, publish_to_version
+from plumbline.viewer.collab import Viewer, hub
 from plumbline.viewer.errors import LockHeld, RevisionConflict
+from plumbline.viewer.events import publish_to_version
 
 LOCK_TTL = timedelta(minutes=5)
 LOCK_ATTEMPTS = 3
