@@ -22,6 +22,9 @@ run: install ## migrate, seed a demo workspace when empty, serve on 127.0.0.1:80
 	$(RUN) plumbline demo --if-empty
 	$(RUN) plumbline serve
 
+# One worker per core, a database each; a worker runs whole files (module fixtures start once).
+# Override for one process or one folder: make test PYTEST_ARGS="-n 0 tests/rfi".
+PYTEST_ARGS ?= -n auto --dist loadfile
 test: install
 	$(RUN) pytest $(PYTEST_ARGS)
 
