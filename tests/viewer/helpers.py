@@ -18,7 +18,7 @@ from sqlalchemy import update
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import File, FileVersion, Project, User
-from tests.live import free_port
+from tests.live import STARTUP, free_port
 
 ORIGIN = "http://127.0.0.1:8000"
 WAIT = 15  # seconds: a safety bound on every wait, never a timed assertion
@@ -189,7 +189,7 @@ async def server_process(env: dict[str, str] | None = None) -> AsyncIterator[str
         env={**os.environ, **(env or {})},
     )
     try:
-        async with asyncio.timeout(30), httpx.AsyncClient() as probe:
+        async with asyncio.timeout(STARTUP), httpx.AsyncClient() as probe:
             while True:
                 if process.returncode is not None:
                     raise RuntimeError("the server process exited")
