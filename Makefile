@@ -32,6 +32,9 @@ run: install-server ## migrate, seed a demo workspace when empty, serve on 127.0
 	$(SERVE) plumbline demo --if-empty
 	$(SERVE) plumbline serve
 
+# One worker per core, a database each; a worker runs whole files (module fixtures start once).
+# Override for one process or one folder: make test PYTEST_ARGS="-n 0 tests/rfi".
+PYTEST_ARGS ?= -n auto --dist loadfile
 test: install
 	$(RUN) pytest $(PYTEST_ARGS)
 

@@ -1,7 +1,8 @@
 """Test harness: a real database built by the migrations, the app over ASGI, small factories.
 
-SQLite in a temporary directory by default; PostgreSQL when PLUMBLINE_TEST_DATABASE_URL is set
-(``.ci/run`` creates a fresh database for the run).
+Each pytest process (each pytest-xdist worker) has a database of its own: SQLite in its own
+temporary directory by default; with PLUMBLINE_TEST_DATABASE_URL set, the PostgreSQL database
+``<name>_<worker>`` next to the one the URL names, created fresh and dropped at the end.
 """
 
 from __future__ import annotations
@@ -11,9 +12,17 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+from sqlalchemy import make_url, text
+from sqlalchemy.ext.asyncio import create_async_engine
+
 _tmp = Path(tempfile.mkdtemp(prefix="plumbline-test-"))
-os.environ["PLUMBLINE_DATABASE_URL"] = os.environ.get(
-    "PLUMBLINE_TEST_DATABASE_URL", f"sqlite+aiosqlite:///{_tmp}/test.db"
+_server = os.environ.get("PLUMBLINE_TEST_DATABASE_URL")
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+_own = f"{make_url(_server).database}_{_worker}" if _server else None
+os.environ["PLUMBLINE_DATABASE_URL"] = (
+    make_url(_server).set(database=_own).render_as_string(hide_password=False)
+    if _server
+    else f"sqlite+aiosqlite:///{_tmp}/test.db"
 )
 os.environ.update(
     {
@@ -48,11 +57,29 @@ from tests.live import redis_server  # noqa: E402
 ORIGIN = "http://127.0.0.1:8000"
 
 
+async def _server_database(*statements: str) -> None:
+    """Runs CREATE/DROP DATABASE statements through the database the URL names."""
+    assert _server is not None
+    engine = create_async_engine(_server, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            for statement in statements:
+                await conn.execute(text(statement))
+    finally:
+        await engine.dispose()
+
+
 @pytest.fixture(scope="session", autouse=True)
 async def _schema() -> AsyncIterator[None]:
+    if _own:
+        await _server_database(
+            f'DROP DATABASE IF EXISTS "{_own}" WITH (FORCE)', f'CREATE DATABASE "{_own}"'
+        )
     await upgrade()
     yield
     await database.dispose()
+    if _own:
+        await _server_database(f'DROP DATABASE IF EXISTS "{_own}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")

@@ -11,13 +11,14 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, select, update
 
 from plumbline.db import database
 from plumbline.kit import clock, crypto
 from plumbline.kit.ids import new_id
 from plumbline.models import (
     ApiKey,
+    AuditLog,
     AuthSession,
     Membership,
     Project,
@@ -205,6 +206,38 @@ async def make_world(plan: str = "trial") -> World:
     await add_member(workspace, member, "MEMBER")
     project = await create_project(workspace)
     return World(workspace, project, owner, admin, manager, member)
+
+
+async def external(world: World, role: str, name: str = "Ext Ernal") -> Actor:
+    """An external collaborator with project role ``role`` on the world's project."""
+    actor = await create_user(name=name)
+    await add_member(
+        world.workspace, actor, "MEMBER", external_role=role, project_ids=[world.project.id]
+    )
+    return actor
+
+
+async def set_workspace(workspace_id: str, **values: Any) -> None:
+    async with database.sessionmaker() as db:
+        await db.execute(update(Workspace).where(Workspace.id == workspace_id).values(**values))
+        await db.commit()
+
+
+async def set_project(project_id: str, **values: Any) -> None:
+    async with database.sessionmaker() as db:
+        await db.execute(update(Project).where(Project.id == project_id).values(**values))
+        await db.commit()
+
+
+async def set_client_visibility(project: Project, **flags: bool) -> None:
+    await set_project(project.id, client_visibility=flags)
+
+
+async def audit_entries(entity_id: str) -> list[AuditLog]:
+    """The entity's audit rows in the order they were written (ids are UUIDv7)."""
+    async with database.sessionmaker() as db:
+        query = select(AuditLog).where(AuditLog.entity_id == entity_id).order_by(AuditLog.id)
+        return list((await db.execute(query)).scalars())
 
 
 class QueryCounter:

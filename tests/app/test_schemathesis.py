@@ -21,6 +21,9 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.live import LiveServer
 
+# A safety bound on the first calls (sign-in hashes a password, the OpenAPI is built on first
+# use), never a timed assertion: under parallel suites they took over httpx's default 5 s.
+FIRST_CALLS = 60  # seconds
 EXAMPLES = int(os.environ.get("PLUMBLINE_FUZZ_EXAMPLES", "10"))
 CHECKS = [
     not_a_server_error,
@@ -139,6 +142,7 @@ def test_fuzzed_requests_never_break_the_contract() -> None:
             f"{server.url}/api/auth/sign-in/email",
             json={"email": "demo@plumbline.local", "password": "Plumbline-Demo-2026!"},
             headers={"Origin": "http://127.0.0.1:8000"},
+            timeout=FIRST_CALLS,
         )
         assert signed_in.status_code == 200, signed_in.text
         cookie = signed_in.cookies["auth.session_token"]
@@ -147,7 +151,7 @@ def test_fuzzed_requests_never_break_the_contract() -> None:
         known.update(_records(server.url, session, known["projectId"]))
         known["userId"] = signed_in.json()["user"]["id"]
         schema = schemathesis.openapi.from_dict(
-            httpx.get(f"{server.url}/api/v1/openapi.json").json()
+            httpx.get(f"{server.url}/api/v1/openapi.json", timeout=FIRST_CALLS).json()
         )
         operations = [
             op

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import AuditLog, FieldReport, Job, Project
+from plumbline.models import FieldReport, Job, Project
 
 
 def url(project: Project, suffix: str = "") -> str:
@@ -38,24 +38,6 @@ async def insert_reports(project: Project, count: int) -> None:
         ]
         await db.execute(FieldReport.__table__.insert(), rows)
         await db.commit()
-
-
-async def set_client_visibility(project: Project, **flags: bool) -> None:
-    async with database.sessionmaker() as db:
-        await db.execute(
-            update(Project).where(Project.id == project.id).values(client_visibility=flags)
-        )
-        await db.commit()
-
-
-async def audit_entries(entity_id: str) -> list[AuditLog]:
-    async with database.sessionmaker() as db:
-        found = await db.execute(
-            select(AuditLog)
-            .where(AuditLog.entity_id == entity_id)
-            .order_by(AuditLog.created_at, AuditLog.id)
-        )
-        return list(found.scalars())
 
 
 async def outbox_rows_to(address: str) -> int:

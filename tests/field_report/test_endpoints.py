@@ -6,13 +6,15 @@ from plumbline.kit import clock
 from tests.factories import (
     QueryCounter,
     add_member,
+    audit_entries,
     create_api_key,
     create_project,
     create_user,
     key_headers,
     make_world,
+    set_client_visibility,
 )
-from tests.field_report.helpers import audit_entries, insert_reports, set_client_visibility, url
+from tests.field_report.helpers import insert_reports, url
 
 FULL = {
     "title": "Daily report - pour day",

@@ -5,8 +5,8 @@ import pytest
 from pypdf import PdfReader
 
 from plumbline.kit import clock
-from tests.factories import create_api_key, key_headers, read_mails
-from tests.field_report.helpers import audit_entries, outbox_rows_to, url
+from tests.factories import audit_entries, create_api_key, key_headers, read_mails
+from tests.field_report.helpers import outbox_rows_to, url
 
 REPORT = {
     "title": "Daily report North tower",

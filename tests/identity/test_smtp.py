@@ -3,13 +3,13 @@
 import email
 import email.policy
 import re
-import socket
 
 import pytest
 from aiosmtpd.controller import Controller
 
 from plumbline.config import settings
 from tests.identity.helpers import sign_up
+from tests.live import free_port
 
 
 class Collector:
@@ -21,16 +21,10 @@ class Collector:
         return "250 OK"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def smtp(monkeypatch):
     collector = Collector()
-    controller = Controller(collector, hostname="127.0.0.1", port=_free_port())
+    controller = Controller(collector, hostname="127.0.0.1", port=free_port())
     controller.start()
     monkeypatch.setattr(settings, "smtp_url", f"smtp://127.0.0.1:{controller.port}")
     yield collector

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from plumbline.db import database
-from plumbline.models import AuditLog, Issue, Notification, Project
+from plumbline.models import Issue, Notification
 from tests.factories import World
 from tests.viewer.helpers import create_file_version
 
@@ -38,18 +38,6 @@ async def count_issues(project_id: str) -> int:
     async with database.sessionmaker() as db:
         query = select(func.count()).select_from(Issue).where(Issue.project_id == project_id)
         return int((await db.execute(query)).scalar_one())
-
-
-async def set_project(project_id: str, **values: Any) -> None:
-    async with database.sessionmaker() as db:
-        await db.execute(update(Project).where(Project.id == project_id).values(**values))
-        await db.commit()
-
-
-async def audit_entries(entity_id: str) -> list[AuditLog]:
-    async with database.sessionmaker() as db:
-        query = select(AuditLog).where(AuditLog.entity_id == entity_id).order_by(AuditLog.id)
-        return list((await db.execute(query)).scalars())
 
 
 async def notifications(project_id: str, kind: str) -> list[Notification]:

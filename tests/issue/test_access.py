@@ -8,12 +8,14 @@ from tests.factories import (
     Actor,
     World,
     add_member,
+    audit_entries,
     create_api_key,
     create_project,
     create_user,
     key_headers,
+    set_project,
 )
-from tests.issue.helpers import audit_entries, create_issue, issues_url, notifications, set_project
+from tests.issue.helpers import create_issue, issues_url, notifications
 
 
 async def _external(world: World, role: str, project_id: str | None = None) -> Actor:

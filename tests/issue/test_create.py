@@ -10,20 +10,15 @@ import pytest
 from tests.factories import (
     World,
     add_member,
+    audit_entries,
     create_api_key,
     create_project,
     create_user,
     key_headers,
     make_world,
-)
-from tests.issue.helpers import (
-    audit_entries,
-    count_issues,
-    create_file,
-    create_issue,
-    issues_url,
     set_project,
 )
+from tests.issue.helpers import count_issues, create_file, create_issue, issues_url
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 RESPONSE_FIELDS = {

@@ -12,8 +12,15 @@ from sqlalchemy import update
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import Issue
-from tests.factories import World, create_api_key, create_user, key_headers, read_mails
-from tests.issue.helpers import audit_entries, create_issue, issues_url, notifications
+from tests.factories import (
+    World,
+    audit_entries,
+    create_api_key,
+    create_user,
+    key_headers,
+    read_mails,
+)
+from tests.issue.helpers import create_issue, issues_url, notifications
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 

@@ -4,7 +4,6 @@ go straight to the object store; the app only signs, checks and records."""
 from __future__ import annotations
 
 import hashlib
-import socket
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -19,17 +18,12 @@ from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.s3 import S3Storage
 from tests.factories import create_api_key, key_headers
 from tests.file.helpers import PDF, complete, count_files, presign, sha, storage_used
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.live import free_port
 
 
 @pytest.fixture(scope="module")
 def moto_url() -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     yield f"http://127.0.0.1:{port}"

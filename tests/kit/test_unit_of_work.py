@@ -1,6 +1,6 @@
 """The unit of work: e-mails queued in a transaction go out only when it commits."""
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from starlette.background import BackgroundTask
 
 from plumbline.db import UnitOfWork, database
@@ -11,9 +11,13 @@ from plumbline.models import Job
 from tests.factories import read_mails
 
 
-async def _outbox_rows(to: str) -> int:
+async def _outbox_rows(to: str, *, sent: bool = False) -> int:
+    """``mail.send`` jobs addressed to ``to`` (only those done with ``sent``)."""
+    query = select(Job.payload).where(Job.name == "mail.send")
+    if sent:
+        query = query.where(Job.status == "done")
     async with database.sessionmaker() as db:
-        rows = (await db.execute(select(Job.payload).where(Job.name == "mail.send"))).scalars()
+        rows = (await db.execute(query)).scalars().all()
         return sum(1 for payload in rows if to in payload["to"])
 
 
@@ -26,9 +30,7 @@ async def test_mail_is_delivered_after_commit(outbox) -> None:  # type: ignore[n
         await uow.commit()
     [message] = read_mails(outbox, to)
     assert message["Subject"] == "Hello"
-    async with database.sessionmaker() as db:
-        sent = await db.execute(select(func.count()).where(Job.status == "done"))
-        assert sent.scalar_one() >= 1
+    assert await _outbox_rows(to, sent=True) == 1
 
 
 async def test_rolled_back_mail_is_never_sent(outbox) -> None:  # type: ignore[no-untyped-def]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from plumbline.db import database
 from plumbline.kit.ids import new_id
@@ -64,12 +64,6 @@ async def audit_actions(workspace_id: str, entity_id: str | None = None) -> list
         if entity_id is not None:
             query = query.where(AuditLog.entity_id == entity_id)
         return list((await db.execute(query.order_by(AuditLog.id))).scalars())
-
-
-async def set_workspace(workspace_id: str, **values: Any) -> None:
-    async with database.sessionmaker() as db:
-        await db.execute(update(Workspace).where(Workspace.id == workspace_id).values(**values))
-        await db.commit()
 
 
 async def workspace_row(workspace_id: str) -> Workspace | None:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from plumbline.db import database
 from plumbline.kit import clock
-from plumbline.models import AuditLog, ProjectMember, Workspace
+from plumbline.models import AuditLog, ProjectMember
 
 
 async def audit_entries(project_id: str, action: str | None = None) -> list[AuditLog]:
@@ -17,12 +15,6 @@ async def audit_entries(project_id: str, action: str | None = None) -> list[Audi
         if action is not None:
             query = query.where(AuditLog.action == action)
         return list((await db.execute(query.order_by(AuditLog.id))).scalars())
-
-
-async def set_workspace(workspace_id: str, **values: Any) -> None:
-    async with database.sessionmaker() as db:
-        await db.execute(update(Workspace).where(Workspace.id == workspace_id).values(**values))
-        await db.commit()
 
 
 async def name_on_projects(

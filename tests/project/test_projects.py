@@ -14,8 +14,9 @@ from tests.factories import (
     create_workspace,
     key_headers,
     make_world,
+    set_workspace,
 )
-from tests.project.helpers import audit_entries, name_on_projects, set_workspace
+from tests.project.helpers import audit_entries, name_on_projects
 
 PROJECT_KEYS = {
     "id",

@@ -4,40 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.models import (
-    AuditLog,
     Notification,
     Project,
     ProjectCounter,
     PunchItem,
     PunchItemAssignee,
 )
-from tests.factories import Actor, World, add_member, create_user
 
 
 def url(project: Project, suffix: str = "") -> str:
     return f"/api/v1/projects/{project.id}/punch{suffix}"
-
-
-async def external(world: World, role: str, name: str = "Ext Person") -> Actor:
-    actor = await create_user(name=name)
-    await add_member(
-        world.workspace, actor, "MEMBER", external_role=role, project_ids=[world.project.id]
-    )
-    return actor
-
-
-async def set_client_visibility(project: Project, **flags: bool) -> None:
-    async with database.sessionmaker() as db:
-        await db.execute(
-            update(Project).where(Project.id == project.id).values(client_visibility=flags)
-        )
-        await db.commit()
 
 
 async def insert_items(project: Project, count: int, assignee_id: str | None = None) -> None:
@@ -76,13 +58,5 @@ async def notifications_for(user_id: str, project: Project) -> list[Notification
             select(Notification)
             .where(Notification.user_id == user_id, Notification.project_id == project.id)
             .order_by(Notification.id)
-        )
-        return list(found.scalars())
-
-
-async def audit_entries(entity_id: str) -> list[AuditLog]:
-    async with database.sessionmaker() as db:
-        found = await db.execute(
-            select(AuditLog).where(AuditLog.entity_id == entity_id).order_by(AuditLog.id)
         )
         return list(found.scalars())

@@ -1,5 +1,12 @@
-from tests.factories import add_member, create_user, mail_text, read_mails
-from tests.punch.helpers import external, notifications_for, set_client_visibility, url
+from tests.factories import (
+    add_member,
+    create_user,
+    external,
+    mail_text,
+    read_mails,
+    set_client_visibility,
+)
+from tests.punch.helpers import notifications_for, url
 
 
 async def test_contractor_sees_and_updates_only_assigned_items(client, world):

@@ -4,12 +4,13 @@ import pytest
 
 from plumbline.kit import clock
 from tests.factories import (
+    audit_entries,
     create_api_key,
     create_project,
     key_headers,
     make_world,
 )
-from tests.punch.helpers import audit_entries, url
+from tests.punch.helpers import url
 
 
 async def test_create_returns_the_item_with_a_number(client, world):

@@ -3,8 +3,8 @@ import io
 from datetime import UTC, datetime
 
 from plumbline.kit import clock
-from tests.factories import QueryCounter, add_member, create_project, create_user
-from tests.punch.helpers import external, insert_items, url
+from tests.factories import QueryCounter, add_member, create_project, create_user, external
+from tests.punch.helpers import insert_items, url
 
 
 async def create(client, world, **body):

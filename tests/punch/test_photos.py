@@ -2,8 +2,8 @@ import hashlib
 
 import httpx
 
-from tests.factories import create_api_key, key_headers, make_world
-from tests.punch.helpers import external, url
+from tests.factories import create_api_key, external, key_headers, make_world
+from tests.punch.helpers import url
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 

@@ -3,7 +3,8 @@ import itertools
 import pytest
 
 from plumbline.punch.service import TRANSITIONS
-from tests.punch.helpers import audit_entries, url
+from tests.factories import audit_entries
+from tests.punch.helpers import url
 
 STATUSES = ("OPEN", "IN_PROGRESS", "READY_FOR_REVIEW", "CLOSED")
 PATH = {

@@ -31,8 +31,14 @@ from plumbline.models import (
     Upload,
 )
 from tests.conftest import ORIGIN
-from tests.factories import World, create_api_key, create_project, key_headers, make_world
-from tests.issue.helpers import set_project
+from tests.factories import (
+    World,
+    create_api_key,
+    create_project,
+    key_headers,
+    make_world,
+    set_project,
+)
 
 PREFIX = "/api/v1/projects/{projectId}/"
 GROUP = re.compile(r"^/api/v1/projects/\{projectId\}/(issues|rfi|punch|field-reports)(?![\w-])")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert
 
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import AuditLog, Project, Rfi, RfiAssignee
-from tests.factories import Actor, World, add_member, create_user
+from plumbline.models import Rfi, RfiAssignee
+from tests.factories import Actor, World
 
 
 def rfi_url(project_id: str, *parts: str) -> str:
@@ -53,26 +53,6 @@ async def notifications_of(client: httpx.AsyncClient, actor: Actor) -> list[tupl
     response = await client.get("/api/v1/me/notifications", headers=actor.headers)
     assert response.status_code == 200, response.text
     return [(n["kind"], n["href"]) for n in reversed(response.json())]
-
-
-async def external(world: World, project_role: str, name: str = "Ext Ernal") -> Actor:
-    actor = await create_user(name=name)
-    await add_member(
-        world.workspace, actor, "MEMBER", external_role=project_role, project_ids=[world.project.id]
-    )
-    return actor
-
-
-async def set_project(project_id: str, **values: Any) -> None:
-    async with database.sessionmaker() as db:
-        await db.execute(update(Project).where(Project.id == project_id).values(**values))
-        await db.commit()
-
-
-async def audit_entries(entity_id: str) -> list[AuditLog]:
-    async with database.sessionmaker() as db:
-        query = select(AuditLog).where(AuditLog.entity_id == entity_id).order_by(AuditLog.id)
-        return list((await db.execute(query)).scalars())
 
 
 async def insert_rfis(world: World, count: int, responders: list[str], start: int = 10_000) -> None:

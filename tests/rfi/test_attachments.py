@@ -7,8 +7,8 @@ from typing import Any
 
 import httpx
 
-from tests.factories import World, create_api_key, key_headers, make_world
-from tests.rfi.helpers import create_rfi, external, patch_rfi, post_message, rfi_url
+from tests.factories import World, create_api_key, external, key_headers, make_world
+from tests.rfi.helpers import create_rfi, patch_rfi, post_message, rfi_url
 
 MB = 1024 * 1024
 

@@ -13,13 +13,16 @@ from plumbline.models import File, FileVersion
 from tests.factories import (
     World,
     add_member,
+    audit_entries,
     create_api_key,
     create_project,
     create_user,
+    external,
     key_headers,
     make_world,
+    set_project,
 )
-from tests.rfi.helpers import audit_entries, create_rfi, external, rfi_url, set_project
+from tests.rfi.helpers import create_rfi, rfi_url
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 FIELDS = {

@@ -14,16 +14,16 @@ from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.models import RfiMessage
-from tests.factories import QueryCounter, World, create_api_key, key_headers, make_world
-from tests.rfi.helpers import (
-    create_rfi,
+from tests.factories import (
+    QueryCounter,
+    World,
+    create_api_key,
     external,
-    insert_rfis,
-    patch_rfi,
-    post_message,
-    rfi_url,
+    key_headers,
+    make_world,
     set_project,
 )
+from tests.rfi.helpers import create_rfi, insert_rfis, patch_rfi, post_message, rfi_url
 
 
 async def _ids(

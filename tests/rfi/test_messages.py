@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 
-from tests.factories import World, create_api_key, key_headers, make_world
-from tests.rfi.helpers import audit_entries, create_rfi, post_message, rfi_url
+from tests.factories import World, audit_entries, create_api_key, key_headers, make_world
+from tests.rfi.helpers import create_rfi, post_message, rfi_url
 
 CASES = [
     ("<p>Hello <script>alert(1)</script>world</p>", "<p>Hello world</p>"),

@@ -11,21 +11,15 @@ from tests.factories import (
     Actor,
     World,
     add_member,
+    audit_entries,
     create_api_key,
     create_user,
+    external,
     key_headers,
     mail_text,
     read_mails,
 )
-from tests.rfi.helpers import (
-    audit_entries,
-    create_rfi,
-    external,
-    notifications_of,
-    patch_rfi,
-    post_message,
-    rfi_url,
-)
+from tests.rfi.helpers import create_rfi, notifications_of, patch_rfi, post_message, rfi_url
 
 
 async def _responder(world: World, name: str = "Rita Responder") -> Actor:

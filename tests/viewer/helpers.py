@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
@@ -14,11 +13,12 @@ from typing import Any
 import httpx
 import orjson
 import uvicorn
-from sqlalchemy import select, update
+from sqlalchemy import update
 
 from plumbline.db import database
 from plumbline.kit import clock
-from plumbline.models import AuditLog, File, FileVersion, Project, User
+from plumbline.models import File, FileVersion, Project, User
+from tests.live import STARTUP, free_port
 
 ORIGIN = "http://127.0.0.1:8000"
 WAIT = 15  # seconds: a safety bound on every wait, never a timed assertion
@@ -85,20 +85,6 @@ async def set_project_modules(project: Project, modules: dict[str, bool]) -> Non
     async with database.sessionmaker() as db:
         await db.execute(update(Project).where(Project.id == project.id).values(modules=modules))
         await db.commit()
-
-
-async def audit_entries(entity_id: str) -> list[AuditLog]:
-    async with database.sessionmaker() as db:
-        rows = await db.execute(
-            select(AuditLog).where(AuditLog.entity_id == entity_id).order_by(AuditLog.created_at)
-        )
-        return list(rows.scalars())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class EventStream:
@@ -203,7 +189,7 @@ async def server_process(env: dict[str, str] | None = None) -> AsyncIterator[str
         env={**os.environ, **(env or {})},
     )
     try:
-        async with asyncio.timeout(30), httpx.AsyncClient() as probe:
+        async with asyncio.timeout(STARTUP), httpx.AsyncClient() as probe:
             while True:
                 if process.returncode is not None:
                     raise RuntimeError("the server process exited")

@@ -4,18 +4,14 @@ from datetime import UTC, datetime, timedelta
 from plumbline.kit import clock
 from tests.factories import (
     add_member,
+    audit_entries,
     create_api_key,
     create_project,
     create_user,
     key_headers,
     make_world,
 )
-from tests.viewer.helpers import (
-    audit_entries,
-    create_file_version,
-    delete_version,
-    set_project_modules,
-)
+from tests.viewer.helpers import create_file_version, delete_version, set_project_modules
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 

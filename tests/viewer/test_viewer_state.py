@@ -2,8 +2,14 @@ import asyncio
 
 import orjson
 
-from tests.factories import add_member, create_api_key, create_user, key_headers, make_world
-from tests.viewer.helpers import audit_entries
+from tests.factories import (
+    add_member,
+    audit_entries,
+    create_api_key,
+    create_user,
+    key_headers,
+    make_world,
+)
 
 MiB = 1024 * 1024
 

@@ -1,16 +1,8 @@
 from datetime import datetime, timedelta
 
 from plumbline.config import settings
-from tests.factories import create_user
-from tests.member.helpers import (
-    API,
-    audit_actions,
-    member_of,
-    set_workspace,
-    unique,
-    workspace_row,
-    ws_url,
-)
+from tests.factories import create_user, set_workspace
+from tests.member.helpers import API, audit_actions, member_of, unique, workspace_row, ws_url
 
 GIB = 1024**3
 
