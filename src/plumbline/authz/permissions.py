@@ -16,9 +16,6 @@ class ProjectRole(StrEnum):
     SUBCONTRACTOR = "SUBCONTRACTOR"
 
 
-ROLE_RANK = {Role.MEMBER: 1, Role.MANAGER: 2, Role.ADMIN: 3, Role.SUPER_ADMIN: 4}
-
-
 class Permission(StrEnum):
     WORKSPACE_UPDATE = "workspace:update"
     WORKSPACE_DELETE = "workspace:delete"

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy import and_, bindparam, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import and_, bindparam
 
 from plumbline.auth.deps import principal_dependency, session_cookie, user_with
 from plumbline.auth.principal import Principal
@@ -56,24 +55,6 @@ SESSION_MEMBERSHIP = (
         and_(Membership.workspace_id == Workspace.id, Membership.user_id == User.id),
     )
 )
-
-
-async def load_workspace(
-    db: AsyncSession, principal: Principal, workspace_id: str
-) -> WorkspaceContext:
-    """The workspace if the caller is a member of it (404 otherwise, never 403)."""
-    row = (
-        await db.execute(
-            select(Workspace, Membership)
-            .join(Membership, Membership.workspace_id == Workspace.id)
-            .where(
-                Workspace.id == workspace_id,
-                Workspace.deleted_at.is_(None),
-                Membership.user_id == principal.user_id,
-            )
-        )
-    ).first()
-    return _member_context(principal, *(row or (None, None)))
 
 
 def _member_context(

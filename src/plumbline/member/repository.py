@@ -248,7 +248,3 @@ async def email_invite_by_token_hash(
         query = query.with_for_update(of=EmailInvite)
     row = (await db.execute(query)).first()
     return None if row is None else (row[0], row[1])
-
-
-async def user_name(db: AsyncSession, user_id: str) -> str | None:
-    return (await db.execute(select(User.name).where(User.id == user_id))).scalar_one_or_none()
