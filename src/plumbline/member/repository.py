@@ -87,12 +87,6 @@ async def membership(
     return (await db.execute(query)).scalar_one_or_none()
 
 
-async def user_by_email(db: AsyncSession, email: str) -> User | None:
-    return (
-        await db.execute(select(User).where(func.lower(User.email) == email.lower()))
-    ).scalar_one_or_none()
-
-
 async def is_member_email(db: AsyncSession, workspace_id: str, email: str) -> bool:
     query = (
         select(Membership.id)
