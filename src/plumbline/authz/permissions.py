@@ -2,6 +2,8 @@
 
 from enum import StrEnum
 
+from plumbline.errors import Forbidden
+
 
 class Role(StrEnum):
     SUPER_ADMIN = "SUPER_ADMIN"
@@ -134,3 +136,16 @@ SCOPES = (
     "files:write",
     "audit:read",
 )
+
+
+class Permits:
+    """``can``/``require`` over the ``permissions`` a caller's context holds."""
+
+    permissions: frozenset[Permission]
+
+    def can(self, permission: Permission) -> bool:
+        return permission in self.permissions
+
+    def require(self, permission: Permission) -> None:
+        if permission not in self.permissions:
+            raise Forbidden()

@@ -12,13 +12,13 @@ from sqlalchemy import and_, bindparam
 from plumbline.auth.deps import principal_dependency, session_cookie, user_with
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import LIVE_SESSION
-from plumbline.authz.permissions import Permission, permissions_for
-from plumbline.errors import Forbidden, NotFound
+from plumbline.authz.permissions import Permission, Permits, permissions_for
+from plumbline.errors import NotFound
 from plumbline.models import Membership, User, Workspace
 
 
 @dataclass
-class WorkspaceContext:
+class WorkspaceContext(Permits):
     principal: Principal
     workspace: Workspace
     membership: Membership
@@ -31,13 +31,6 @@ class WorkspaceContext:
     @property
     def role(self) -> str:
         return self.membership.role
-
-    def can(self, permission: Permission) -> bool:
-        return permission in self.permissions
-
-    def require(self, permission: Permission) -> None:
-        if permission not in self.permissions:
-            raise Forbidden()
 
 
 # The session and its user with the live workspace ``workspace_id`` and the user's membership
