@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, Request
-from sqlalchemy import JSON, DateTime, MetaData, String, TypeDecorator, event
+from sqlalchemy import JSON, DateTime, MetaData, Row, Select, String, TypeDecorator, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import (
@@ -30,6 +30,10 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+# The statement and result types repositories annotate with.
+AnySelect = Select[*tuple[Any, ...]]
+Rows = Sequence[Row[*tuple[Any, ...]]]
 
 
 class UTCDateTime(TypeDecorator[datetime]):

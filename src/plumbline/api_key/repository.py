@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.db import Rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ApiKey
 
@@ -23,9 +23,6 @@ KEY_COLUMNS: tuple[Any, ...] = (
     ApiKey.last_used_at,
     ApiKey.revoked_at,
 )
-
-AnySelect = Select[*tuple[Any, ...]]
-Rows = Sequence[Row[*tuple[Any, ...]]]
 
 
 async def list_keys(db: AsyncSession, *, project_id: str, page: PageParams) -> Rows:

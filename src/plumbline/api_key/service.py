@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.api_key import repository
 from plumbline.api_key.schemas import ApiKeyCreate
-from plumbline.audit.service import audit_change, created
+from plumbline.audit.service import audit_change, audit_stamp, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import NotFound, ValidationFailed
 from plumbline.kit import clock, crypto
@@ -110,12 +110,8 @@ class ApiKeyService:
         if key.revoked_at is not None:
             return
         key.revoked_at = clock.now()
-        await audit_change(
-            db,
-            ctx,
-            ("api_key", key.id),
-            "api_key.revoked",
-            {"revokedAt": [None, clock.iso(key.revoked_at)]},
+        await audit_stamp(
+            db, ctx, ("api_key", key.id), "api_key.revoked", "revokedAt", key.revoked_at
         )
 
 

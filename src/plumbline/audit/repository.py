@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, cast
 
-from sqlalchemy import Insert, Row, Select, Table, bindparam, insert, or_, select
+from sqlalchemy import Insert, Table, bindparam, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.schemas import AuditFilters
+from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import AuditLog
 
@@ -27,9 +27,6 @@ AUDIT_COLUMNS: tuple[Any, ...] = (
     AuditLog.ip,
     AuditLog.created_at,
 )
-
-AnySelect = Select[*tuple[Any, ...]]
-Rows = Sequence[Row[*tuple[Any, ...]]]
 
 
 def _query(project_id: str, filters: AuditFilters) -> AnySelect:

@@ -241,3 +241,15 @@ async def audit_change(
         project_id=project.id if project is not None else None,
         changes=changes,
     )
+
+
+async def audit_stamp(
+    db: AsyncSession,
+    ctx: Scope,
+    entity: tuple[str, str | None],
+    action: str,
+    field: str,
+    when: datetime,
+) -> None:
+    """``audit_change`` of one timestamp set where there was none (``revokedAt``, ``deletedAt``)."""
+    await audit_change(db, ctx, entity, action, {field: [None, clock.iso(when)]})

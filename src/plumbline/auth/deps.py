@@ -8,7 +8,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyCookie, APIKeyHeader
-from sqlalchemy import Row, Select, bindparam, select
+from sqlalchemy import Row, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.principal import Principal
@@ -21,7 +21,7 @@ from plumbline.auth.session import (
     session_used,
 )
 from plumbline.config import settings
-from plumbline.db import uow_of
+from plumbline.db import AnySelect, uow_of
 from plumbline.errors import EmailNotVerified, Forbidden, NotConfigured, Unauthorized
 from plumbline.kit import clock, crypto, ratelimit
 from plumbline.models import ApiKey
@@ -39,7 +39,6 @@ KEYS_ONLY_ON_PROJECTS = "API keys are accepted on project-scoped routes only"
 API_KEY_READS_PER_MINUTE = 600
 API_KEY_WRITES_PER_MINUTE = 120
 LAST_USED_PRECISION = timedelta(minutes=1)
-AnySelect = Select[*tuple[Any, ...]]
 
 
 def principal_dependency(*schemes: Scheme) -> Callable[[F], F]:

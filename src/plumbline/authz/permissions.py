@@ -2,6 +2,8 @@
 
 from enum import StrEnum
 
+from plumbline.errors import Forbidden
+
 
 class Role(StrEnum):
     SUPER_ADMIN = "SUPER_ADMIN"
@@ -14,9 +16,6 @@ class ProjectRole(StrEnum):
     CLIENT = "CLIENT"
     CONTRACTOR = "CONTRACTOR"
     SUBCONTRACTOR = "SUBCONTRACTOR"
-
-
-ROLE_RANK = {Role.MEMBER: 1, Role.MANAGER: 2, Role.ADMIN: 3, Role.SUPER_ADMIN: 4}
 
 
 class Permission(StrEnum):
@@ -137,3 +136,16 @@ SCOPES = (
     "files:write",
     "audit:read",
 )
+
+
+class Permits:
+    """``can``/``require`` over the ``permissions`` a caller's context holds."""
+
+    permissions: frozenset[Permission]
+
+    def can(self, permission: Permission) -> bool:
+        return permission in self.permissions
+
+    def require(self, permission: Permission) -> None:
+        if permission not in self.permissions:
+            raise Forbidden()

@@ -23,7 +23,7 @@ from plumbline.auth.deps import (
 )
 from plumbline.auth.principal import Principal
 from plumbline.authz import repository
-from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Role, permissions_for
+from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Permits, Role, permissions_for
 from plumbline.authz.plans import Feature, require_feature
 from plumbline.db import uow_of
 from plumbline.errors import Forbidden, NotFound
@@ -67,7 +67,7 @@ def module_enabled(project: Project, module: str) -> bool:
 
 
 @dataclass
-class ProjectContext:
+class ProjectContext(Permits):
     """The caller's effective access to one project."""
 
     principal: Principal
@@ -81,13 +81,6 @@ class ProjectContext:
     @property
     def user_id(self) -> str | None:
         return self.principal.user_id
-
-    def can(self, permission: Permission) -> bool:
-        return permission in self.permissions
-
-    def require(self, permission: Permission) -> None:
-        if permission not in self.permissions:
-            raise Forbidden()
 
     def require_module(self, module: str) -> None:
         if not module_enabled(self.project, module):

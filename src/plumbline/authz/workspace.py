@@ -7,19 +7,18 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy import and_, bindparam, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import and_, bindparam
 
 from plumbline.auth.deps import principal_dependency, session_cookie, user_with
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import LIVE_SESSION
-from plumbline.authz.permissions import Permission, permissions_for
-from plumbline.errors import Forbidden, NotFound
+from plumbline.authz.permissions import Permission, Permits, permissions_for
+from plumbline.errors import NotFound
 from plumbline.models import Membership, User, Workspace
 
 
 @dataclass
-class WorkspaceContext:
+class WorkspaceContext(Permits):
     principal: Principal
     workspace: Workspace
     membership: Membership
@@ -32,13 +31,6 @@ class WorkspaceContext:
     @property
     def role(self) -> str:
         return self.membership.role
-
-    def can(self, permission: Permission) -> bool:
-        return permission in self.permissions
-
-    def require(self, permission: Permission) -> None:
-        if permission not in self.permissions:
-            raise Forbidden()
 
 
 # The session and its user with the live workspace ``workspace_id`` and the user's membership
@@ -56,24 +48,6 @@ SESSION_MEMBERSHIP = (
         and_(Membership.workspace_id == Workspace.id, Membership.user_id == User.id),
     )
 )
-
-
-async def load_workspace(
-    db: AsyncSession, principal: Principal, workspace_id: str
-) -> WorkspaceContext:
-    """The workspace if the caller is a member of it (404 otherwise, never 403)."""
-    row = (
-        await db.execute(
-            select(Workspace, Membership)
-            .join(Membership, Membership.workspace_id == Workspace.id)
-            .where(
-                Workspace.id == workspace_id,
-                Workspace.deleted_at.is_(None),
-                Membership.user_id == principal.user_id,
-            )
-        )
-    ).first()
-    return _member_context(principal, *(row or (None, None)))
 
 
 def _member_context(

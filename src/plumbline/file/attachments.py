@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -76,37 +76,30 @@ def _read(row: Any) -> dict[str, Any]:
     }
 
 
+class Target(TypedDict):
+    """What ``presign`` is asked for: the record, the file, and the caller's limits."""
+
+    entity_type: str
+    entity_id: str
+    file_name: str
+    content_type: str
+    size_bytes: int
+    allowed_types: frozenset[str] | None
+    max_bytes: int
+    max_count: int
+
+
 class AttachmentService:
     async def presign(
         self,
         db: AsyncSession,
         ctx: ProjectContext,
-        *,
-        entity_type: str,
-        entity_id: str,
-        file_name: str,
-        content_type: str,
-        size_bytes: int,
-        allowed_types: frozenset[str] | None,
-        max_bytes: int,
-        max_count: int,
+        **target: Unpack[Target],
     ) -> dict[str, Any]:
         """An upload target for one attachment: 415 wrong type, 413 over ``max_bytes``,
         409 LIMIT_REACHED at ``max_count``, 402 over the storage quota."""
         return await self._presign(
-            db,
-            ctx.workspace,
-            ctx.project.id,
-            ctx.principal,
-            ctx.user_id,
-            entity_type=entity_type,
-            entity_id=entity_id,
-            file_name=file_name,
-            content_type=content_type,
-            size_bytes=size_bytes,
-            allowed_types=allowed_types,
-            max_bytes=max_bytes,
-            max_count=max_count,
+            db, ctx.workspace, ctx.project.id, ctx.principal, ctx.user_id, **target
         )
 
     async def presign_as(
@@ -116,34 +109,13 @@ class AttachmentService:
         workspace_id: str,
         project_id: str | None,
         actor_user_id: str | None,
-        entity_type: str,
-        entity_id: str,
-        file_name: str,
-        content_type: str,
-        size_bytes: int,
-        allowed_types: frozenset[str] | None,
-        max_bytes: int,
-        max_count: int,
+        **target: Unpack[Target],
     ) -> dict[str, Any]:
         """``presign`` for callers without a ProjectContext (public portals)."""
         workspace = await upload_repository.get_workspace(db, workspace_id)
         if workspace is None:
             raise NotFound("Workspace not found")
-        return await self._presign(
-            db,
-            workspace,
-            project_id,
-            None,
-            actor_user_id,
-            entity_type=entity_type,
-            entity_id=entity_id,
-            file_name=file_name,
-            content_type=content_type,
-            size_bytes=size_bytes,
-            allowed_types=allowed_types,
-            max_bytes=max_bytes,
-            max_count=max_count,
-        )
+        return await self._presign(db, workspace, project_id, None, actor_user_id, **target)
 
     async def _presign(
         self,
@@ -152,24 +124,18 @@ class AttachmentService:
         project_id: str | None,
         principal: Principal | None,
         actor_user_id: str | None,
-        *,
-        entity_type: str,
-        entity_id: str,
-        file_name: str,
-        content_type: str,
-        size_bytes: int,
-        allowed_types: frozenset[str] | None,
-        max_bytes: int,
-        max_count: int,
+        **target: Unpack[Target],
     ) -> dict[str, Any]:
+        entity_type, entity_id = target["entity_type"], target["entity_id"]
+        size_bytes, max_count = target["size_bytes"], target["max_count"]
         _check_entity(entity_type, entity_id)
-        name = clean_name(file_name)
+        name = clean_name(target["file_name"])
         if not name:
             raise ValidationFailed(
                 "fileName is empty", details=[{"field": "fileName", "message": "required"}]
             )
-        stored_type = _attachment_type(name, content_type, allowed_types)
-        size_check(size_bytes, min(max_bytes, settings.max_upload_bytes))
+        stored_type = _attachment_type(name, target["content_type"], target["allowed_types"])
+        size_check(size_bytes, min(target["max_bytes"], settings.max_upload_bytes))
         if await upload_repository.count_attachments(db, entity_type, entity_id) >= max_count:
             raise LimitReached(f"At most {max_count} attachments are allowed", maxCount=max_count)
         quota_check(workspace, size_bytes)

@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import Request, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, diff
+from plumbline.audit.service import audit_change, audit_stamp, diff
 from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
@@ -86,13 +86,7 @@ async def remove_files(uow: UnitOfWork, ctx: ProjectContext, file_ids: Sequence[
     )
     await upload_repository.free_storage(db, ctx.workspace.id, sum(v.size_bytes for v in versions))
     for file_id in file_ids:
-        await audit_change(
-            db,
-            ctx,
-            ("file", file_id),
-            "file.deleted",
-            {"deletedAt": [None, clock.iso(clock.now())]},
-        )
+        await audit_stamp(db, ctx, ("file", file_id), "file.deleted", "deletedAt", clock.now())
     discard_after_commit(uow, [v.storage_key for v in versions])
 
 

@@ -33,6 +33,7 @@ from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderUpdate
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Folder
+from plumbline.records import add_record
 
 Tree = list[tuple[str, "Tree"]]
 
@@ -112,7 +113,7 @@ class FolderService:
             await self._folder(db, ctx, body.parent_id)
         if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
             raise NameTaken()
-        folder = await self._add(db, ctx, body.name, body.parent_id)
+        folder = await add_record(db, ctx, Folder, name=body.name, parent_id=body.parent_id)
         await audit_change(
             db,
             ctx,
@@ -121,23 +122,6 @@ class FolderService:
             created({"name": folder.name, "parentId": folder.parent_id}),
         )
         return folder_dict(folder)
-
-    async def _add(
-        self, db: AsyncSession, ctx: ProjectContext, name: str, parent_id: str | None
-    ) -> Folder:
-        now = clock.now()
-        folder = Folder(
-            project_id=ctx.project.id,
-            workspace_id=ctx.workspace.id,
-            parent_id=parent_id,
-            name=name,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-        )
-        db.add(folder)
-        await db.flush()
-        return folder
 
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, folder_id: str, body: FolderUpdate
@@ -227,7 +211,7 @@ class FolderService:
             for name, subtree in tree:
                 existing = by_parent.get((parent_id, name.lower()))
                 if existing is None:
-                    folder = await self._add(db, ctx, name, parent_id)
+                    folder = await add_record(db, ctx, Folder, name=name, parent_id=parent_id)
                     made.append(folder)
                     existing = by_parent[(parent_id, name.lower())] = folder.id
                 else:

@@ -6,13 +6,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, exists, func, or_, select, update
+from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.db import AnySelect
 from plumbline.kit.pagination import PageParams
 from plumbline.models import File, FileVersion, Folder
-
-AnySelect = Select[*tuple[Any, ...]]
 
 # ---- folders
 

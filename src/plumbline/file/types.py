@@ -79,7 +79,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 IMAGE_TYPES = frozenset(
     {"image/png", "image/jpeg", "image/webp", "image/gif", "image/tiff", *_HEIC}
 )
-MAX_NAME_LENGTH = 255
 
 _SPACES = re.compile(r"\s+")
 _REVISION = re.compile(
@@ -119,12 +118,6 @@ def check_type(file_name: str, content_type: str) -> TypeCheck:
     if declared not in accepted:
         return TypeCheck(None, f"Content type {declared} does not match a .{ext} file")
     return TypeCheck(declared, None)
-
-
-def check_declared_type(content_type: str, allowed: frozenset[str]) -> str | None:
-    """For attachments with their own list of types: the type to store, or None."""
-    declared = media_type(content_type)
-    return declared if declared in allowed else None
 
 
 def clean_name(file_name: str) -> str:

@@ -10,7 +10,6 @@ deleted at once.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from datetime import timedelta
 from typing import Any
@@ -47,8 +46,6 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage, safe_name
 from plumbline.models import File, FileVersion, Upload, Workspace
-
-log = logging.getLogger("plumbline.files")
 
 UPLOAD_TTL = timedelta(hours=1)
 PENDING, COMPLETED = "PENDING", "COMPLETED"

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Row, delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.db import Rows
 from plumbline.models import AuthSession, Membership, User, UserToken, Workspace
-
-Rows = Sequence[Row[*tuple[Any, ...]]]
 
 
 def _rowcount(result: Any) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created
+from plumbline.audit.service import audit_change, audit_stamp, created
 from plumbline.authz.permissions import Role
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
@@ -142,16 +142,7 @@ class InviteService:
         invite = await repository.invite(db, ctx.workspace.id, invite_id)
         if invite is None:
             raise NotFound("Invite not found")
-        require_can_grant(ctx, invite.role)
-        invite.revoked_at = clock.now()
-        await audit_change(
-            db,
-            ctx,
-            ("invite", invite.id),
-            "invite.revoked",
-            {"revokedAt": [None, clock.iso(invite.revoked_at)]},
-        )
-        await db.flush()
+        await _revoke(db, ctx, invite, "invite")
 
     # E-mail invites
 
@@ -303,16 +294,16 @@ class InviteService:
 
     async def revoke_email(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
         invite = await self._pending(db, ctx, invite_id)
-        require_can_grant(ctx, invite.role)
-        invite.revoked_at = clock.now()
-        await audit_change(
-            db,
-            ctx,
-            ("email_invite", invite.id),
-            "email_invite.revoked",
-            {"revokedAt": [None, clock.iso(invite.revoked_at)]},
-        )
-        await db.flush()
+        await _revoke(db, ctx, invite, "email_invite")
+
+
+async def _revoke(
+    db: AsyncSession, ctx: WorkspaceContext, invite: Invite | EmailInvite, entity: str
+) -> None:
+    require_can_grant(ctx, invite.role)
+    invite.revoked_at = now = clock.now()
+    await audit_stamp(db, ctx, (entity, invite.id), f"{entity}.revoked", "revokedAt", now)
+    await db.flush()
 
 
 invite_service = InviteService()

@@ -87,12 +87,6 @@ async def membership(
     return (await db.execute(query)).scalar_one_or_none()
 
 
-async def user_by_email(db: AsyncSession, email: str) -> User | None:
-    return (
-        await db.execute(select(User).where(func.lower(User.email) == email.lower()))
-    ).scalar_one_or_none()
-
-
 async def is_member_email(db: AsyncSession, workspace_id: str, email: str) -> bool:
     query = (
         select(Membership.id)
@@ -248,7 +242,3 @@ async def email_invite_by_token_hash(
         query = query.with_for_update(of=EmailInvite)
     row = (await db.execute(query)).first()
     return None if row is None else (row[0], row[1])
-
-
-async def user_name(db: AsyncSession, user_id: str) -> str | None:
-    return (await db.execute(select(User.name).where(User.id == user_id))).scalar_one_or_none()

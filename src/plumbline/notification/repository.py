@@ -6,17 +6,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Row, Select, select, update
+from sqlalchemy import CursorResult, Row, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Notification, User
 
 
 async def list_for_user(
     db: AsyncSession, user_id: str, *, unread_only: bool, page: PageParams
-) -> Sequence[Row[*tuple[Any, ...]]]:
-    query: Select[*tuple[Any, ...]] = select(
+) -> Rows:
+    query: AnySelect = select(
         Notification.id,
         Notification.kind,
         Notification.title,
@@ -29,9 +30,7 @@ async def list_for_user(
     ).where(Notification.user_id == user_id)
     if unread_only:
         query = query.where(Notification.read_at.is_(None))
-    rows: Sequence[Row[*tuple[Any, ...]]] = (
-        await db.execute(page.apply(query, Notification.id))
-    ).all()
+    rows: Rows = (await db.execute(page.apply(query, Notification.id))).all()
     return rows
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.principal import Principal, TokenGrant
-from plumbline.auth.public_token import TokenPurpose, resolve_token
+from plumbline.auth.public_token import TokenLookup, TokenPurpose, resolve_token
 from plumbline.errors import Expired, Forbidden, NotFound
 from plumbline.kit import clock, crypto
 from plumbline.member import repository
@@ -20,45 +21,40 @@ NOT_FOUND = "This invite does not exist or was revoked"
 EXPIRED = "This invite has expired"
 ACCEPTED = "This invite has already been accepted"
 
-
-async def _link_grant(db: AsyncSession, token_hash: str) -> TokenGrant | None:
-    found = await repository.invite_by_token_hash(db, token_hash)
-    if found is None:
-        return None
-    invite, workspace = found
-    return TokenGrant(
-        purpose="invite",
-        token_hash=invite.token_hash,
-        workspace_id=workspace.id,
-        project_id=None,
-        subject_id=invite.id,
-        expires_at=invite.expires_at,
-        revoked_at=invite.revoked_at,
-        rows=(invite, workspace),
-    )
+Lookup = Callable[[AsyncSession, str], Awaitable[tuple[Invite | EmailInvite, Workspace] | None]]
 
 
-async def _email_grant(db: AsyncSession, token_hash: str) -> TokenGrant | None:
-    found = await repository.email_invite_by_token_hash(db, token_hash)
-    if found is None:
-        return None
-    invite, workspace = found
-    return TokenGrant(
-        purpose="email-invite",
-        token_hash=invite.token_hash,
-        workspace_id=workspace.id,
-        project_id=None,
-        subject_id=invite.id,
-        expires_at=invite.expires_at,
-        revoked_at=invite.revoked_at,
-        used_at=invite.accepted_at,
-        rows=(invite, workspace),
-    )
+def _grant(purpose: str, lookup: Lookup) -> TokenLookup:
+    async def grant(db: AsyncSession, token_hash: str) -> TokenGrant | None:
+        found = await lookup(db, token_hash)
+        if found is None:
+            return None
+        invite, workspace = found
+        return TokenGrant(
+            purpose=purpose,
+            token_hash=invite.token_hash,
+            workspace_id=workspace.id,
+            project_id=None,
+            subject_id=invite.id,
+            expires_at=invite.expires_at,
+            revoked_at=invite.revoked_at,
+            # Link invites take many members; an e-mail invite is used once.
+            used_at=invite.accepted_at if isinstance(invite, EmailInvite) else None,
+            rows=(invite, workspace),
+        )
+
+    return grant
 
 
-INVITE_LINK = TokenPurpose("invite", _link_grant, unknown=NOT_FOUND, expired=EXPIRED)
+INVITE_LINK = TokenPurpose(
+    "invite", _grant("invite", repository.invite_by_token_hash), unknown=NOT_FOUND, expired=EXPIRED
+)
 EMAIL_INVITE = TokenPurpose(
-    "email-invite", _email_grant, unknown=NOT_FOUND, expired=EXPIRED, used=ACCEPTED
+    "email-invite",
+    _grant("email-invite", repository.email_invite_by_token_hash),
+    unknown=NOT_FOUND,
+    expired=EXPIRED,
+    used=ACCEPTED,
 )
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
     DateTime,
     Row,
-    Select,
     and_,
     bindparam,
     delete,
@@ -20,6 +18,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import Paged, PageParams
 from plumbline.models import Membership, Project, ProjectMember, User
 
@@ -40,9 +39,6 @@ PROJECT_COLUMNS: tuple[Any, ...] = (
     type_coerce(Project.created_at, DateTime(timezone=True)).label("created_at"),
     type_coerce(Project.updated_at, DateTime(timezone=True)).label("updated_at"),
 )
-
-AnySelect = Select[*tuple[Any, ...]]
-Rows = Sequence[Row[*tuple[Any, ...]]]
 
 
 _LIVE_PROJECTS = select(*PROJECT_COLUMNS).where(

@@ -11,16 +11,6 @@ from pydantic import AfterValidator, StringConstraints, field_validator
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES
 from plumbline.kit.schema import CalendarDay, Flag, Schema
 
-STAGES = (
-    "Planning",
-    "Preconstruction",
-    "Execution",
-    "Closeout",
-    "Handover",
-    "Operations",
-    "Completed",
-    "On Hold",
-)
 Stage = Literal[
     "Planning",
     "Preconstruction",

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, created, diff
+from plumbline.audit.service import audit, audit_change, audit_stamp, created, diff
 from plumbline.authz.plans import Feature, effective_plan, require_feature
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES, ProjectContext, module_enabled
 from plumbline.authz.workspace import WorkspaceContext
@@ -216,13 +216,7 @@ class ProjectService:
         now = clock.now()
         project.deleted_at = now
         project.updated_at = now
-        await audit_change(
-            db,
-            ctx,
-            ("project", project.id),
-            "project.deleted",
-            {"deletedAt": [None, clock.iso(now)]},
-        )
+        await audit_stamp(db, ctx, ("project", project.id), "project.deleted", "deletedAt", now)
 
     def session(self, ctx: ProjectContext) -> dict[str, Any]:
         project = ctx.project

@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change
+from plumbline.audit.service import audit_stamp
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
@@ -93,9 +93,7 @@ async def soft_delete(
     now = clock.now()
     record.deleted_at = now
     record.updated_at = now
-    await audit_change(
-        db, ctx, (entity_type, record.id), action, {"deletedAt": [None, clock.iso(now)]}
-    )
+    await audit_stamp(db, ctx, (entity_type, record.id), action, "deletedAt", now)
     await db.flush()
 
 

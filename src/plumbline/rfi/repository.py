@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import ColumnElement, Row, Select, or_, select
+from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue, Rfi, RfiAssignee, RfiMessage, User
 from plumbline.records.fields import Fields
@@ -46,8 +46,6 @@ FIELDS = Fields(
     },
     json_text=False,  # the export and ballInCourt read them
 )
-AnySelect = Select[*tuple[Any, ...]]
-Rows = Sequence[Row[*tuple[Any, ...]]]
 # Responders; contractors and subcontractors see the RFIs they respond to.
 ASSIGNEES = Assignees(RfiAssignee, Rfi, "rfi_id")
 

@@ -13,8 +13,6 @@ from plumbline.kit.schema import CalendarDay, PageNumber, Pin, PinRead, Schema
 
 Status = Literal["OPEN", "IN_REVIEW", "ANSWERED", "CLOSED"]
 Priority = Literal["LOW", "MEDIUM", "HIGH"]
-STATUSES: tuple[str, ...] = ("OPEN", "IN_REVIEW", "ANSWERED", "CLOSED")
-PRIORITIES: tuple[str, ...] = ("LOW", "MEDIUM", "HIGH")
 MAX_ASSIGNEES = 50
 MAX_ISSUES = 100
 MAX_MESSAGE_CHARS = 50_000

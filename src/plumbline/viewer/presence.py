@@ -157,8 +157,3 @@ def store() -> RoomStore:
             else MemoryRoomStore()
         )
     return _store
-
-
-def set_store(value: RoomStore | None) -> None:
-    global _store
-    _store = value

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, created, diff
+from plumbline.audit.service import audit, audit_change, audit_stamp, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, storage_quota
@@ -155,12 +155,13 @@ class WorkspaceService:
         """Soft delete: the workspace vanishes for everyone; rows are purged after 30 days."""
         workspace = ctx.workspace
         workspace.deleted_at = clock.now()
-        await audit_change(
+        await audit_stamp(
             db,
             ctx,
             ("workspace", workspace.id),
             "workspace.deleted",
-            {"deletedAt": [None, clock.iso(workspace.deleted_at)]},
+            "deletedAt",
+            workspace.deleted_at,
         )
         await db.flush()
 
