@@ -4,12 +4,11 @@ along the OpenAPI links (create -> read, update, comment, delete of the record i
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -111,9 +110,7 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
     }
 
 
-def _refer(
-    case: schemathesis.Case, known: dict[str, str], path_names: Iterator[str] | dict[str, str]
-) -> None:
+def _refer(case: schemathesis.Case, known: dict[str, str], path_names: Iterable[str]) -> None:
     """Known ids into the case's path parameters named in ``path_names`` and into its body's
     references (else nearly every call would stop at "not found")."""
     for name in path_names:
@@ -207,7 +204,6 @@ def _chains(
     moved on may end in "inconsistent data generation" instead)."""
     calls: list[tuple[str, int]] = []
     failed: list[str] = []
-
     scenarios = 0
 
     class Chains(schema.as_state_machine()):  # type: ignore[misc]
@@ -231,7 +227,7 @@ def _chains(
                 failed.append(f"scenario {scenarios}, call {len(calls)}: {exc}")
                 raise
 
-    with contextlib.suppress(Exception, BaseExceptionGroup):  # the checks' own are in ``failed``
+    try:
         Chains.run(
             settings=settings(
                 max_examples=SCENARIOS,
@@ -242,6 +238,9 @@ def _chains(
                 suppress_health_check=list(HealthCheck),
             )
         )
+    except (Exception, BaseExceptionGroup) as exc:
+        if not failed:  # not a check: the server or the machine itself
+            failed.append(f"scenario {scenarios}: {exc!r}")
     return calls, failed
 
 
