@@ -223,7 +223,7 @@ def _chains(
                 case.validate_response(
                     response, checks=CHECKS, headers=headers, recorder=self.recorder
                 )
-            except Exception as exc:
+            except (Exception, BaseExceptionGroup) as exc:  # schemathesis' FailureGroup is one
                 failed.append(f"scenario {scenarios}, call {len(calls)}: {exc}")
                 raise
 
