@@ -1,5 +1,7 @@
-"""The served OpenAPI 3.1.0 description: no 422s, every error response declared."""
+"""The served OpenAPI 3.1.0 description: no 422s, every error response declared, links from
+each project record's create to the routes of the record it made."""
 
+import re
 from typing import Any
 
 from fastapi import FastAPI, routing
@@ -24,6 +26,9 @@ ERROR_DESCRIPTIONS = {
 }
 PUBLIC_ERRORS = ("400", "404", "413", "429", "500")
 PROTECTED_ERRORS = ("400", "401", "402", "403", "404", "409", "413", "429", "500")
+# Collections whose create answers the new record (``id``) and whose routes live under
+# ``<collection>/{someId}``; elsewhere (members, invites) the POST answers something else.
+LINKED_COLLECTIONS = re.compile(r"/api/v1/projects/\{projectId\}/[\w-]+")
 
 
 def build_openapi(app: FastAPI) -> dict[str, Any]:
@@ -55,8 +60,33 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 responses.setdefault(
                     code, {"description": ERROR_DESCRIPTIONS[code], "content": error_ref}
                 )
+    _link_creates(schema["paths"])
     app.openapi_schema = schema
     return schema
+
+
+def _link_creates(paths: dict[str, Any]) -> None:
+    """OpenAPI links (stateful clients follow them) from each create POST on a project
+    collection to every operation under ``<collection>/{someId}``, which names the new ``id``."""
+    for collection, item in paths.items():
+        if "post" not in item or not LINKED_COLLECTIONS.fullmatch(collection):
+            continue
+        links = item["post"]["responses"]["200"].setdefault("links", {})
+        for path, target_item in paths.items():
+            under = re.fullmatch(re.escape(collection) + r"/\{(\w+)\}(/.*)?", path)
+            if under is None:
+                continue
+            for operation in target_item.values():
+                named = [p["name"] for p in operation.get("parameters", ()) if p["in"] == "path"]
+                parameters = {
+                    name: "$response.body#/id" if name == under[1] else f"$request.path.{name}"
+                    for name in named
+                    if name == under[1] or f"{{{name}}}" in collection
+                }
+                links[operation["operationId"]] = {
+                    "operationId": operation["operationId"],
+                    "parameters": parameters,
+                }
 
 
 def _declare_security(app: FastAPI, paths: dict[str, Any], schemes: dict[str, Any]) -> None:

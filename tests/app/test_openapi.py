@@ -18,3 +18,40 @@ async def test_docs_page_is_served(client) -> None:  # type: ignore[no-untyped-d
     response = await client.get("/api/v1/docs")
     assert response.status_code == 200
     assert "openapi.json" in response.text
+
+
+async def test_record_creates_link_to_the_routes_of_the_record_they_made(client) -> None:  # type: ignore[no-untyped-def]
+    paths = (await client.get("/api/v1/openapi.json")).json()["paths"]
+    operation_ids = {op["operationId"] for item in paths.values() for op in item.values()}
+    project = "/api/v1/projects/{projectId}"
+
+    def links(collection: str) -> dict[str, dict[str, object]]:
+        return paths[f"{project}/{collection}"]["post"]["responses"]["200"]["links"]  # type: ignore[no-any-return]
+
+    for collection, id_name in [
+        ("issues", "issueId"),
+        ("rfi", "rfiId"),
+        ("punch", "punchId"),
+        ("field-reports", "reportId"),
+        ("folders", "folderId"),
+    ]:
+        record = f"{project}/{collection}/{{{id_name}}}"
+        expected = {
+            op["operationId"]
+            for path, item in paths.items()
+            if path == record or path.startswith(f"{record}/")
+            for op in item.values()
+        }
+        assert expected and set(links(collection)) == expected
+        for link in links(collection).values():
+            assert link["operationId"] in operation_ids
+            assert link["parameters"] == {
+                id_name: "$response.body#/id",
+                "projectId": "$request.path.projectId",
+            }
+    issue_links = {link["operationId"] for link in links("issues").values()}
+    comments = paths[f"{project}/issues/{{issueId}}/comments"]
+    assert {comments["get"]["operationId"], comments["post"]["operationId"]} <= issue_links
+    assert (
+        "links" not in paths["/api/v1/workspaces/{workspaceId}/members"]["post"]["responses"]["200"]
+    )

@@ -105,6 +105,14 @@ class UploadTarget(BaseModel):
     expiresAt: datetime
 
 
+class ChecklistItemRead(BaseModel):
+    """A stored item: always whole, whatever the request left out."""
+
+    id: str
+    label: str
+    done: bool
+
+
 class IssueRead(BaseModel):
     id: str
     projectId: str
@@ -124,7 +132,7 @@ class IssueRead(BaseModel):
     assetId: str | None
     workOrderType: WorkOrderType | None
     maintenanceScheduleId: str | None
-    checklist: list[ChecklistItem]
+    checklist: list[ChecklistItemRead]
     referencePhotos: list[ReferencePhoto]
     createdBy: str | None
     createdAt: datetime
