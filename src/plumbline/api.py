@@ -22,6 +22,7 @@ from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
+from plumbline.proposal.endpoints import router as proposal_router
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
@@ -39,6 +40,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, punch_router),
     (API_V1, field_report_router),
     (API_V1, rfi_router),
+    (API_V1, proposal_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
     (API_V1, internal_router),

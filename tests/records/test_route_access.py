@@ -1,4 +1,5 @@
-"""Every issue, RFI, punch and field-report route: its API-key scope, its module switch (§3, §4).
+"""Every record route (issues, RFIs, punch, field reports, proposals): its API-key scope and
+its module switch (§3, §4).
 
 The routes are read from the app, so a route added later is covered without touching this file.
 """
@@ -25,6 +26,7 @@ from plumbline.models import (
     Issue,
     IssueComment,
     Notification,
+    Proposal,
     PunchItem,
     Rfi,
     RfiMessage,
@@ -41,7 +43,9 @@ from tests.factories import (
 )
 
 PREFIX = "/api/v1/projects/{projectId}/"
-GROUP = re.compile(r"^/api/v1/projects/\{projectId\}/(issues|rfi|punch|field-reports)(?![\w-])")
+GROUP = re.compile(
+    r"^/api/v1/projects/\{projectId\}/(issues|rfi|punch|field-reports|proposals)(?![\w-])"
+)
 PARAMETER = re.compile(r"\{(\w+)\}")
 # Group → (module switch, the label of its refusal, a body that creates one record).
 GROUPS: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -49,15 +53,20 @@ GROUPS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "rfi": ("rfi", "RFIs", {"title": "Beam depth at grid C?"}),
     "punch": ("punch", "Punch", {"title": "Touch up paint"}),
     "field-reports": ("fieldReports", "Field reports", {"title": "Daily report"}),
+    "proposals": (
+        "proposals",
+        "Proposals",
+        {"title": "Fit-out", "validUntil": "2030-01-01T00:00:00Z"},
+    ),
 }
 MIN_ROUTES = 30
 DUMMY_ID = "0" * 32
-RECORDS = (Issue, Rfi, PunchItem, FieldReport)
+RECORDS = (Issue, Rfi, PunchItem, FieldReport, Proposal)
 TRACKED = (*RECORDS, IssueComment, RfiMessage, Upload, Attachment, AuditLog, Notification)
 
 
 def _record_routes() -> list[tuple[str, str]]:
-    """(method, full path) of every API route of the four groups; FastAPI keeps included
+    """(method, full path) of every API route of the record groups; FastAPI keeps included
     routers unflattened, so the walk goes through ``iter_route_contexts``."""
     found = {
         (method, str(ctx.path))

@@ -16,6 +16,7 @@ from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
 from plumbline.models.notification import Notification
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
+from plumbline.models.proposal import Proposal
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.user import AuthSession, User, UserToken
@@ -41,6 +42,7 @@ __all__ = [
     "Project",
     "ProjectCounter",
     "ProjectMember",
+    "Proposal",
     "PunchItem",
     "PunchItemAssignee",
     "Rfi",

@@ -1,0 +1,46 @@
+from plumbline.db import DB
+from plumbline.kit.pagination import Page
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import Ok
+from plumbline.proposal.auth import CanReadProposals, CanWriteProposals
+from plumbline.proposal.schemas import ProposalCreate, ProposalRead, ProposalUpdate
+from plumbline.proposal.service import proposal as proposal_service
+from plumbline.routing import make_router, read_only
+
+router = make_router(prefix="/projects/{projectId}/proposals", tags=["proposals"])
+
+
+@router.get("", response_model=list[ProposalRead])
+@read_only
+async def list_proposals(ctx: CanReadProposals, db: DB, page: Page) -> ORJSONResponse:
+    """List the project's proposals."""
+    rows, headers = await proposal_service.list_proposals(db, ctx, page)
+    return ORJSONResponse(rows, headers=headers)
+
+
+@router.post("", response_model=ProposalRead)
+async def create_proposal(ctx: CanWriteProposals, db: DB, body: ProposalCreate) -> ORJSONResponse:
+    """Create a DRAFT proposal (reference PROP-{year}-{seq}, currency from the project)."""
+    return ORJSONResponse(await proposal_service.create(db, ctx, body))
+
+
+@router.get("/{proposalId}", response_model=ProposalRead)
+@read_only
+async def get_proposal(ctx: CanReadProposals, db: DB, proposalId: str) -> ORJSONResponse:
+    """One proposal."""
+    return ORJSONResponse(await proposal_service.get(db, ctx, proposalId))
+
+
+@router.patch("/{proposalId}", response_model=ProposalRead)
+async def update_proposal(
+    ctx: CanWriteProposals, db: DB, proposalId: str, body: ProposalUpdate
+) -> ORJSONResponse:
+    """Update a DRAFT or CHANGES_REQUESTED proposal (only the fields sent; items as a whole)."""
+    return ORJSONResponse(await proposal_service.update(db, ctx, proposalId, body))
+
+
+@router.delete("/{proposalId}", response_model=Ok)
+async def delete_proposal(ctx: CanWriteProposals, db: DB, proposalId: str) -> ORJSONResponse:
+    """Delete a proposal (soft; members delete only their own drafts)."""
+    await proposal_service.delete(db, ctx, proposalId)
+    return ORJSONResponse({"ok": True})

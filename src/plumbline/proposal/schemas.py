@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+
+from plumbline.kit.schema import EmailAddress, Patch, Schema, Title
+
+MAX_ITEMS = 500
+ProposalStatus = Literal[
+    "DRAFT", "SENT", "VIEWED", "ACCEPTED", "DECLINED", "CHANGES_REQUESTED", "EXPIRED"
+]
+DeclineReason = Literal["PRICE_TOO_HIGH", "TIMING", "SCOPE", "OTHER_COMPANY", "OTHER"]
+
+# Numbers or decimal strings; 12 integer digits at most (what a money column holds).
+Quantity = Annotated[
+    Decimal, Field(ge=0, le=Decimal("999999999999.9999"), max_digits=16, decimal_places=4)
+]
+Amount = Annotated[
+    Decimal, Field(ge=0, le=Decimal("999999999999.99"), max_digits=14, decimal_places=2)
+]
+Percentage = Annotated[Decimal, Field(ge=0, le=100, decimal_places=4)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Short = Annotated[str, StringConstraints(max_length=200)]
+LongText = Annotated[str, StringConstraints(max_length=20000)]
+
+
+def _in_utc(value: datetime) -> datetime:
+    """Aware and in UTC (a naive value is UTC); a date-time UTC cannot hold is refused."""
+    try:
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    except OverflowError:
+        raise ValueError("date-time out of range") from None
+
+
+Instant = Annotated[datetime, AfterValidator(_in_utc)]
+
+
+class ItemIn(Schema):
+    id: str | None = Field(None, max_length=64)
+    name: Name
+    description: LongText | None = None
+    quantity: Quantity
+    unit: Short | None = None
+    rate: Quantity
+    material_id: str | None = Field(None, max_length=64)
+
+
+Items = Annotated[list[ItemIn], Field(max_length=MAX_ITEMS)]
+
+
+class ProposalCreate(Schema):
+    title: Title
+    valid_until: Instant
+    client_name: Short | None = None
+    client_email: EmailAddress | None = None
+    client_company: Short | None = None
+    cover_letter: LongText | None = None
+    items: Items = Field(default_factory=list)
+    work_price_percent: Percentage = Decimal(0)
+    tax_percent: Percentage = Decimal(0)
+    discount: Amount = Decimal(0)
+
+
+class ProposalUpdate(Patch):
+    """Only the fields sent are applied; ``items`` replaces the whole list."""
+
+    not_null = ("title", "valid_until", "items", "work_price_percent", "tax_percent", "discount")
+    title: Title | None = None
+    valid_until: Instant | None = None
+    client_name: Short | None = None
+    client_email: EmailAddress | None = None
+    client_company: Short | None = None
+    cover_letter: LongText | None = None
+    items: Items | None = None
+    work_price_percent: Percentage | None = None
+    tax_percent: Percentage | None = None
+    discount: Amount | None = None
+
+
+class ItemRead(BaseModel):
+    id: str
+    name: str
+    description: str | None
+    quantity: str
+    unit: str | None
+    rate: str
+    lineTotal: str
+    materialId: str | None
+
+
+class ProposalRead(BaseModel):
+    id: str
+    projectId: str
+    reference: str
+    title: str
+    status: ProposalStatus
+    clientName: str | None
+    clientEmail: str | None
+    clientCompany: str | None
+    validUntil: datetime
+    currency: str
+    coverLetter: str | None
+    items: list[ItemRead]
+    subtotal: str
+    workPricePercent: str
+    workAmount: str
+    taxPercent: str
+    taxAmount: str
+    discount: str
+    total: str
+    sentAt: datetime | None
+    viewedAt: datetime | None
+    acceptedAt: datetime | None
+    signerName: str | None
+    declinedAt: datetime | None
+    declineReason: DeclineReason | None
+    declineComment: str | None
+    changeRequestComment: str | None
+    createdBy: str | None
+    createdAt: datetime
+    updatedAt: datetime

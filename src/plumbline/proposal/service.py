@@ -1,0 +1,201 @@
+"""Proposal rules: the exact totals, the per-project reference, who may read, edit and delete.
+
+Access: internal members and API keys read and write; external collaborators (clients included)
+see no proposals here (403 on the list, 404 on one): clients answer them through the portal.
+Edits only in DRAFT and CHANGES_REQUESTED; a MEMBER deletes only their own drafts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit_change, created, diff
+from plumbline.authz.permissions import Permission
+from plumbline.authz.project import ProjectContext
+from plumbline.errors import Forbidden, NotFound, ValidationFailed
+from plumbline.kit import clock, money
+from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
+from plumbline.kit.sequence import next_number
+from plumbline.models import Proposal
+from plumbline.proposal import repository as repo
+from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
+from plumbline.proposal.repository import FIELDS
+from plumbline.proposal.schemas import ItemIn, ProposalCreate, ProposalUpdate
+from plumbline.records import soft_delete
+from plumbline.records.visibility import Visibility
+
+ENTITY = "proposal"
+EDITABLE_STATUSES = ("DRAFT", "CHANGES_REQUESTED")
+# What a create or update writes, and the audit log compares.
+EDITABLE = (
+    "title",
+    "validUntil",
+    "clientName",
+    "clientEmail",
+    "clientCompany",
+    "coverLetter",
+    "items",
+    "workPricePercent",
+    "taxPercent",
+    "discount",
+)
+AUDITED = (*EDITABLE, "subtotal", "workAmount", "taxAmount", "total")
+MONEY = ("subtotal", "workAmount", "taxAmount", "discount", "total")
+PERCENT = ("workPricePercent", "taxPercent")
+FOUR = Decimal("0.0001")
+
+
+def number_text(value: Decimal) -> str:
+    """A quantity, rate or percentage as a plain decimal string, at least two places."""
+    text = format(value.quantize(FOUR).normalize(), "f")
+    whole, _, fraction = text.partition(".")
+    return f"{whole}.{fraction.ljust(2, '0')}"
+
+
+def to_read(values: Mapping[Any, Any]) -> dict[str, Any]:
+    body = FIELDS.read(values)
+    for name in MONEY:
+        body[name] = money.text(Decimal(body[name]))
+    for name in PERCENT:
+        body[name] = number_text(Decimal(body[name]))
+    return body
+
+
+def _amount(value: Decimal, field: str) -> Decimal:
+    """``value`` in cents; 400 naming ``field`` when it does not fit a money column."""
+    value = money.cents(value)
+    if value > money.MAX_AMOUNT:
+        raise ValidationFailed(
+            details=[{"field": field, "message": "amount beyond 12 integer digits"}]
+        )
+    return value
+
+
+def priced(items: Sequence[ItemIn]) -> tuple[list[dict[str, Any]], Decimal]:
+    """The items as stored (decimals as strings, each with its ``lineTotal``) and their sum."""
+    stored, subtotal = [], Decimal(0)
+    for index, item in enumerate(items):
+        line = _amount(item.quantity * item.rate, f"items.{index}.lineTotal")
+        subtotal += line
+        stored.append(
+            {
+                "id": item.id or new_id(),
+                "name": item.name,
+                "description": item.description,
+                "quantity": number_text(item.quantity),
+                "unit": item.unit,
+                "rate": number_text(item.rate),
+                "lineTotal": money.text(line),
+                "materialId": item.material_id,
+            }
+        )
+    return stored, _amount(subtotal, "items")
+
+
+def totals(proposal: Proposal, subtotal: Decimal) -> None:
+    """PRODUCT §8's math, rounded half up to cents at each step; the total never below zero."""
+    work = _amount(subtotal * proposal.work_price_percent / 100, "workAmount")
+    tax = _amount((subtotal + work) * proposal.tax_percent / 100, "taxAmount")
+    total = _amount(subtotal + work + tax, "total") - proposal.discount
+    proposal.subtotal, proposal.work_amount, proposal.tax_amount = subtotal, work, tax
+    proposal.total = max(total, money.ZERO)
+
+
+def _apply(proposal: Proposal, values: Mapping[str, Any]) -> None:
+    """Set the edited columns and recompute the totals from the (new or kept) items."""
+    for name, value in values.items():
+        if name in ("work_price_percent", "tax_percent"):
+            value = value.quantize(FOUR)
+        elif name == "discount":
+            value = money.cents(value)
+        setattr(proposal, name, value)
+    if "items" in values:
+        stored, subtotal = priced(values["items"])
+        proposal.items = stored
+    else:
+        subtotal = sum((Decimal(item["lineTotal"]) for item in proposal.items), Decimal(0))
+    totals(proposal, subtotal)
+
+
+COLUMNS = FIELDS.columns_of(EDITABLE)
+
+
+def _visibility(ctx: ProjectContext) -> Visibility:
+    return Visibility(ctx.project.id, shared=not ctx.is_external, contributor=None)
+
+
+class ProposalService:
+    async def list_proposals(
+        self, db: AsyncSession, ctx: ProjectContext, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        vis = _visibility(ctx).collection(ProposalsInternal)
+        found, headers = page.finish(await repo.list_rows(db, vis, page))
+        return [to_read(row._mapping) for row in found], headers
+
+    async def _load(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> Proposal:
+        proposal = await repo.get(db, _visibility(ctx), proposal_id)
+        if proposal is None:
+            raise NotFound("Proposal not found")
+        return proposal
+
+    async def get(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> dict[str, Any]:
+        return to_read(FIELDS.of(await self._load(db, ctx, proposal_id)))
+
+    async def create(
+        self, db: AsyncSession, ctx: ProjectContext, data: ProposalCreate
+    ) -> dict[str, Any]:
+        _visibility(ctx).collection(ProposalsInternal)
+        now = clock.now()
+        proposal = Proposal(
+            id=new_id(),
+            project_id=ctx.project.id,
+            workspace_id=ctx.workspace.id,
+            status="DRAFT",
+            currency=ctx.project.currency or "USD",
+            created_by=ctx.user_id,
+            created_at=now,
+            updated_at=now,
+            items=[],
+        )
+        # Priced before the number is taken: refused input uses no reference.
+        _apply(proposal, {name: getattr(data, name) for name in COLUMNS})
+        number = await next_number(db, ctx.project.id, ENTITY)
+        proposal.reference = f"PROP-{now.year}-{number:03}"
+        db.add(proposal)
+        await db.flush()
+        changes = created(FIELDS.audited(proposal, AUDITED))
+        await audit_change(db, ctx, (ENTITY, proposal.id), "proposal.created", changes)
+        return to_read(FIELDS.of(proposal))
+
+    async def update(
+        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, data: ProposalUpdate
+    ) -> dict[str, Any]:
+        proposal = await self._load(db, ctx, proposal_id)
+        if proposal.status not in EDITABLE_STATUSES:
+            raise ProposalNotEditable()
+        given = data.model_fields_set
+        before = FIELDS.audited(proposal, AUDITED)
+        _apply(proposal, {name: getattr(data, name) for name in COLUMNS if name in given})
+        changes = diff(before, FIELDS.audited(proposal, AUDITED))
+        if changes:
+            proposal.updated_at = clock.now()
+            await audit_change(db, ctx, (ENTITY, proposal.id), "proposal.updated", changes)
+            await db.flush()
+        return to_read(FIELDS.of(proposal))
+
+    async def delete(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> None:
+        proposal = await self._load(db, ctx, proposal_id)
+        refusal = "You can delete only the draft proposals you created"
+        if proposal.status != "DRAFT" and not ctx.can(Permission.RECORDS_DELETE_ANY):
+            raise Forbidden(refusal)
+        await soft_delete(
+            db, ctx, proposal, entity_type=ENTITY, action="proposal.deleted", refusal=refusal
+        )
+
+
+proposal = ProposalService()
