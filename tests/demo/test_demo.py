@@ -57,6 +57,10 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     reports = await _list(client, key, f"{base}/field-reports")
     assert any(r["status"] == "SUBMITTED" and r["totalWorkers"] > 0 for r in reports)
 
+    proposals = await _list(client, key, f"{base}/proposals")
+    assert {p["status"] for p in proposals} == {"DRAFT"} and len(proposals) == 2
+    assert any(p["items"] and p["total"] != "0.00" for p in proposals)
+
     files = await _list(client, key, f"{base}/files")
     assert [(f["name"], f["version"]) for f in files] == [("A-201 Level 3 Floor Plan.pdf", 2)]
     drawing = files[0]

@@ -25,6 +25,7 @@ async def populate(api: Api, project_id: str) -> None:
     await _rfis(api, base, issue_ids, drawing)
     await _punch(api, base, drawing)
     await _field_reports(api, base)
+    await _proposals(api, base)
 
 
 async def _drawings(api: Api, project_id: str) -> dict[str, Any]:
@@ -197,3 +198,36 @@ async def _field_reports(api: Api, base: str) -> None:
         f"{base}/field-reports",
         json={"title": "Daily report", "reportDate": _day(0), "workPerformed": "In progress."},
     )
+
+
+async def _proposals(api: Api, base: str) -> None:
+    """A priced draft ready to send, and a second one just started."""
+    await api(
+        "POST",
+        f"{base}/proposals",
+        json={
+            "title": "Level 3 tenant fit-out",
+            "validUntil": f"{_day(30)}T23:59:59Z",
+            "clientName": "Priya Shah",
+            "clientEmail": "priya.shah@example.com",
+            "clientCompany": "Harbor View Dental",
+            "coverLetter": "Thank you for the walkthrough. Our price for the fit-out follows.",
+            "items": [
+                {"name": "Metal stud partitions", "quantity": "142.5", "unit": "m2",
+                 "rate": "38.40"},
+                {"name": "Gypsum board, two sides", "quantity": "285", "unit": "m2",
+                 "rate": "21.75"},
+                {"name": "Acoustic ceiling tiles", "quantity": "96", "unit": "m2",
+                 "rate": "29.90"},
+            ],
+            "workPricePercent": 12,
+            "taxPercent": "8.25",
+            "discount": "250.00",
+        },
+    )  # fmt: skip
+    await api(
+        "POST",
+        f"{base}/proposals",
+        json={"title": "Lobby refresh", "validUntil": f"{_day(45)}T23:59:59Z",
+              "clientName": "Harbor View Dental"},
+    )  # fmt: skip
