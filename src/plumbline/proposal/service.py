@@ -26,7 +26,7 @@ from plumbline.proposal import repository as repo
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
 from plumbline.proposal.repository import FIELDS
 from plumbline.proposal.schemas import ItemIn, ProposalCreate, ProposalUpdate
-from plumbline.records import soft_delete
+from plumbline.records import add_record, soft_delete
 from plumbline.records.visibility import Visibility
 
 ENTITY = "proposal"
@@ -123,6 +123,8 @@ def _apply(proposal: Proposal, values: Mapping[str, Any]) -> None:
 
 
 COLUMNS = FIELDS.columns_of(EDITABLE)
+# What pricing writes: the edited columns and the totals computed from them.
+PRICED = (*COLUMNS, "subtotal", "work_amount", "tax_amount", "total")
 
 
 def _visibility(ctx: ProjectContext) -> Visibility:
@@ -150,24 +152,19 @@ class ProposalService:
         self, db: AsyncSession, ctx: ProjectContext, data: ProposalCreate
     ) -> dict[str, Any]:
         _visibility(ctx).collection(ProposalsInternal)
-        now = clock.now()
-        proposal = Proposal(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.workspace.id,
+        # Priced before the number is taken: refused input uses no reference.
+        draft = Proposal(items=[])
+        _apply(draft, {name: getattr(data, name) for name in COLUMNS})
+        number = await next_number(db, ctx.project.id, ENTITY)
+        proposal = await add_record(
+            db,
+            ctx,
+            Proposal,
             status="DRAFT",
             currency=ctx.project.currency or "USD",
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-            items=[],
+            reference=f"PROP-{clock.now().year}-{number:03}",
+            **{name: getattr(draft, name) for name in PRICED},
         )
-        # Priced before the number is taken: refused input uses no reference.
-        _apply(proposal, {name: getattr(data, name) for name in COLUMNS})
-        number = await next_number(db, ctx.project.id, ENTITY)
-        proposal.reference = f"PROP-{now.year}-{number:03}"
-        db.add(proposal)
-        await db.flush()
         changes = created(FIELDS.audited(proposal, AUDITED))
         await audit_change(db, ctx, (ENTITY, proposal.id), "proposal.created", changes)
         return to_read(FIELDS.of(proposal))
