@@ -50,6 +50,15 @@ class ValidationFailed(AppError):
     message = "Validation failed"
 
 
+class InvalidField(ValidationFailed):
+    """A 400 about one field, with the usual ``details``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(
+            f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
+        )
+
+
 class Unauthorized(AppError):
     status = 401
     code = "UNAUTHORIZED"

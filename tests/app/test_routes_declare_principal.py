@@ -19,6 +19,7 @@ PUBLIC = [
     r"/api/v1/invites/\{token\}",
     r"/api/v1/email-invites/\{token\}",
     r"/api/v1/occupant/\{token\}/.*",
+    r"/api/v1/occupant/requests/\{token\}",
     r"/api/v1/storage/.*",
     r"/api/v1/cloud/\{provider\}/callback",
     r"/api/auth/.*",

@@ -3,7 +3,7 @@ file or file version whose project a route resolves."""
 
 from __future__ import annotations
 
-from sqlalchemy import Row, and_, bindparam, select
+from sqlalchemy import Row, and_, bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.deps import KEY_BY_HASH
@@ -103,3 +103,20 @@ async def live_version(db: AsyncSession, version_id: str) -> FileVersion | None:
         )
     )
     return (await db.execute(query)).scalar_one_or_none()
+
+
+async def project_managers(db: AsyncSession, workspace_id: str, project_id: str) -> list[str]:
+    """The internal MANAGER+ members who can see the project (not restricted away from it, or
+    named on it)."""
+    named = (
+        select(ProjectMember.id)
+        .where(ProjectMember.project_id == project_id, ProjectMember.user_id == Membership.user_id)
+        .exists()
+    )
+    query = select(Membership.user_id).where(
+        Membership.workspace_id == workspace_id,
+        Membership.is_external.is_(False),
+        Membership.role.in_(("SUPER_ADMIN", "ADMIN", "MANAGER")),
+        or_(Membership.restricted.is_(False), named),
+    )
+    return list((await db.execute(query)).scalars())

@@ -1,6 +1,6 @@
 """Errors of the issue domain."""
 
-from plumbline.errors import Forbidden, NotFound, ValidationFailed
+from plumbline.errors import Forbidden, InvalidField, NotFound
 
 
 class IssueNotFound(NotFound):
@@ -15,10 +15,5 @@ class ExternalCannotReassign(Forbidden):
     message = "External collaborators cannot change who an issue is assigned to"
 
 
-class InvalidIssueField(ValidationFailed):
-    """A 400 about one field, with the usual ``details``."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(
-            f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
-        )
+class InvalidIssueField(InvalidField):
+    """A 400 about one field of an issue."""

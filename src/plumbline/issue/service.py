@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit, audit_change, created, diff
+from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
@@ -90,6 +91,42 @@ def _stamp_status(issue: Issue, status: str) -> None:
         issue.closed_at = None
 
 
+def new_issue(
+    project_id: str, workspace_id: str, principal: Principal, **columns: Any
+) -> dict[str, Any]:
+    """Every column of a new issue (but its number): ``columns`` over the defaults."""
+    now = clock.now()
+    status = columns.get("status", "OPEN")
+    return {
+        "id": new_id(),
+        "project_id": project_id,
+        "workspace_id": workspace_id,
+        "description": None,
+        "priority": "MEDIUM",
+        "issue_kind": "CONSTRUCTION",
+        "assignee_id": None,
+        "due_date": None,
+        "location": None,
+        "file_id": None,
+        "file_version_id": None,
+        "page_number": None,
+        "pin": None,
+        "asset_id": None,
+        "work_order_type": None,
+        "maintenance_schedule_id": None,
+        "checklist": [],
+        **columns,
+        "status": status,
+        "created_by": principal.user_id,
+        "created_key_id": principal.key_id,
+        "created_at": now,
+        "updated_at": now,
+        "status_changed_at": now,
+        "resolved_at": now if status == "RESOLVED" else None,
+        "closed_at": now if status == "CLOSED" else None,
+    }
+
+
 class IssueService:
     async def list_issues(
         self, db: AsyncSession, ctx: ProjectContext, filters: IssueFilters, page: PageParams
@@ -163,54 +200,76 @@ class IssueService:
             )
         assignee = await self._assignee(db, ctx, body.assignee_id) if body.assignee_id else None
         file_id, version_id = await self._resolve_file(db, ctx, body.file_id, body.file_version_id)
-        now = clock.now()
-        status = body.status
-        values: dict[str, Any] = {
-            "id": new_id(),
-            "project_id": ctx.project.id,
-            "workspace_id": ctx.workspace.id,
-            "title": body.title,
-            "description": body.description,
-            "status": status,
-            "priority": body.priority,
-            "issue_kind": body.issue_kind,
-            "assignee_id": body.assignee_id,
-            "due_date": body.due_date,
-            "location": body.location,
-            "file_id": file_id,
-            "file_version_id": version_id,
-            "page_number": body.page_number,
-            "pin": body.pin.model_dump() if body.pin else None,
-            "asset_id": body.asset_id,
-            "work_order_type": body.work_order_type
+        values = new_issue(
+            ctx.project.id,
+            ctx.workspace.id,
+            ctx.principal,
+            title=body.title,
+            description=body.description,
+            status=body.status,
+            priority=body.priority,
+            issue_kind=body.issue_kind,
+            assignee_id=body.assignee_id,
+            due_date=body.due_date,
+            location=body.location,
+            file_id=file_id,
+            file_version_id=version_id,
+            page_number=body.page_number,
+            pin=body.pin.model_dump() if body.pin else None,
+            asset_id=body.asset_id,
+            work_order_type=body.work_order_type
             or ("CORRECTIVE" if body.issue_kind == "WORK_ORDER" else None),
-            "maintenance_schedule_id": body.maintenance_schedule_id,
-            "checklist": _checklist([item.model_dump() for item in body.checklist]),
-            "created_by": ctx.user_id,
-            "created_key_id": ctx.principal.key_id,
-            "created_at": now,
-            "updated_at": now,
-            "status_changed_at": now,
-            "resolved_at": now if status == "RESOLVED" else None,
-            "closed_at": now if status == "CLOSED" else None,
-        }
+            maintenance_schedule_id=body.maintenance_schedule_id,
+            checklist=_checklist([item.model_dump() for item in body.checklist]),
+        )
+        issue = await self._insert(db, ctx.principal, values)
+        if assignee is not None:
+            await self._notify_assigned(uow, ctx, issue, assignee)
+        _announce(uow, issue["id"], "created", version_id)
+        return issue
+
+    async def open_occupant_request(
+        self,
+        db: AsyncSession,
+        principal: Principal,
+        *,
+        project_id: str,
+        workspace_id: str,
+        title: str,
+        description: str,
+        location: str | None,
+        asset_id: str | None,
+    ) -> dict[str, Any]:
+        """An OCCUPANT issue reported through the occupant portal (the link's token is the
+        credential, so the audit entry's actor is ``public``)."""
+        values = new_issue(
+            project_id,
+            workspace_id,
+            principal,
+            title=title,
+            description=description,
+            issue_kind="OCCUPANT",
+            location=location,
+            asset_id=asset_id,
+        )
+        return await self._insert(db, principal, values)
+
+    async def _insert(
+        self, db: AsyncSession, principal: Principal, values: dict[str, Any]
+    ) -> dict[str, Any]:
         entry = audit.entry(
             action="issue.created",
             entity_type="issue",
             entity_id=values["id"],
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
+            principal=principal,
+            workspace_id=values["workspace_id"],
+            project_id=values["project_id"],
             changes=created({name: values[key] for name, key in AUDITED_COLUMNS}),
         )
         # The number's counter row stays locked until the commit, so concurrent creates queue
         # there: the insert is the request's last statement, only the commit comes behind it.
         values["number"] = await repo.insert_issue(db, values, entry)
-        issue = FIELDS.read(FIELDS.of(values), referencePhotos=[])
-        if assignee is not None:
-            await self._notify_assigned(uow, ctx, issue, assignee)
-        _announce(uow, issue["id"], "created", version_id)
-        return issue
+        return FIELDS.read(FIELDS.of(values), referencePhotos=[])
 
     async def update(
         self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str, body: IssueUpdate

@@ -2,7 +2,7 @@
 types several domains share."""
 
 import re
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
@@ -119,6 +119,17 @@ def _calendar_day(value: Any) -> Any:
 
 
 CalendarDay = Annotated[date, BeforeValidator(_calendar_day)]
+
+
+def _in_utc(value: datetime) -> datetime:
+    """Aware and in UTC (a naive value is UTC); a date-time UTC cannot hold is refused."""
+    try:
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    except OverflowError:
+        raise ValueError("date-time out of range") from None
+
+
+Instant = Annotated[datetime, AfterValidator(_in_utc)]
 
 # Numbers from clients. Every integer has bounds (an unbounded one overflows a database column
 # or a conversion with a 500), and in bodies numbers and booleans are strict: "10" and true are

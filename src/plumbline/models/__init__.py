@@ -15,6 +15,7 @@ from plumbline.models.file import (
 from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
 from plumbline.models.notification import Notification
+from plumbline.models.occupant import OccupantLink, OccupantRequest
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
 from plumbline.models.punch import PunchItem, PunchItemAssignee
@@ -39,6 +40,8 @@ __all__ = [
     "Job",
     "Membership",
     "Notification",
+    "OccupantLink",
+    "OccupantRequest",
     "Project",
     "ProjectCounter",
     "ProjectMember",

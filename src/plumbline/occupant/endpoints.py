@@ -1,0 +1,90 @@
+from plumbline.db import DB, UoW
+from plumbline.issue.schemas import ReferencePhoto, UploadTarget
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import ErrorBody, Ok
+from plumbline.occupant.auth import CanManageLinks, CanReadLinks, OccupantLinkToken, TrackingToken
+from plumbline.occupant.schemas import (
+    LinkCreate,
+    LinkCreated,
+    LinkRead,
+    OccupantMeta,
+    OccupantPhotoComplete,
+    OccupantPhotoPresign,
+    OccupantSubmit,
+    Submitted,
+    TrackedRequest,
+)
+from plumbline.occupant.service import occupants
+from plumbline.routing import make_router, read_only
+
+router = make_router(tags=["occupant portal"])
+LINKS = "/projects/{projectId}/om/occupant-links"
+EXPIRED: dict[int | str, dict[str, object]] = {
+    410: {"model": ErrorBody, "description": "The link (or the photo token) has expired"}
+}
+
+
+@router.get(LINKS, response_model=list[LinkRead])
+@read_only
+async def list_links(ctx: CanReadLinks, db: DB) -> ORJSONResponse:
+    """The project's live occupant links, newest first (their tokens are never shown again)."""
+    return ORJSONResponse(await occupants.list_links(db, ctx))
+
+
+@router.post(LINKS, response_model=LinkCreated)
+async def create_link(ctx: CanManageLinks, db: DB, body: LinkCreate) -> ORJSONResponse:
+    """Make a reporting link (for a lobby poster or an asset's QR code); its token is shown once."""
+    return ORJSONResponse(await occupants.create_link(db, ctx, body))
+
+
+@router.delete(LINKS + "/{linkId}", response_model=Ok)
+async def revoke_link(ctx: CanManageLinks, db: DB, linkId: str) -> ORJSONResponse:
+    """Withdraw a link: it answers 404 from now on."""
+    await occupants.revoke_link(db, ctx, linkId)
+    return ORJSONResponse({"ok": True})
+
+
+@router.get("/occupant/{token}/meta", response_model=OccupantMeta, responses=EXPIRED)
+@read_only
+async def portal_meta(principal: OccupantLinkToken) -> ORJSONResponse:
+    """What the reporting page shows: the building (project), its organisation, the asset."""
+    return ORJSONResponse(occupants.meta(principal))
+
+
+@router.post("/occupant/{token}/submit", response_model=Submitted, responses=EXPIRED)
+async def submit_request(
+    principal: OccupantLinkToken, uow: UoW, body: OccupantSubmit
+) -> ORJSONResponse:
+    """Report a problem: answers the request's id, its tracking link and a photo token (1 h)."""
+    return ORJSONResponse(await occupants.submit(uow, principal, body))
+
+
+@router.post(
+    "/occupant/{token}/issues/{issueId}/reference-photos/presign",
+    response_model=UploadTarget,
+    responses=EXPIRED,
+)
+async def presign_photo(
+    principal: OccupantLinkToken, db: DB, issueId: str, body: OccupantPhotoPresign
+) -> ORJSONResponse:
+    """An upload target for a photo of the request (images, 15 MB, 12 per request)."""
+    return ORJSONResponse(await occupants.presign_photo(db, principal, issueId, body))
+
+
+@router.post(
+    "/occupant/{token}/issues/{issueId}/reference-photos/complete",
+    response_model=ReferencePhoto,
+    responses=EXPIRED,
+)
+async def complete_photo(
+    principal: OccupantLinkToken, db: DB, issueId: str, body: OccupantPhotoComplete
+) -> ORJSONResponse:
+    """Record an uploaded photo of the request."""
+    return ORJSONResponse(await occupants.complete_photo(db, principal, issueId, body))
+
+
+@router.get("/occupant/requests/{token}", response_model=TrackedRequest)
+@read_only
+async def track_request(principal: TrackingToken, db: DB) -> ORJSONResponse:
+    """Follow a request: its title, status, and when it changed."""
+    return ORJSONResponse(await occupants.track(db, principal))

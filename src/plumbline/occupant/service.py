@@ -1,0 +1,267 @@
+"""Occupant portal rules. Managers make links (a token shown once, stored hashed); anyone
+holding a link reports a problem as an OCCUPANT issue, gets a receipt with a tracking link and,
+for an hour, a photo token for that one issue; the tracking page shows the title, the status
+and when it changed, never staff names or comments."""
+
+from __future__ import annotations
+
+import html
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit_change, audit_stamp, created
+from plumbline.auth.principal import Principal
+from plumbline.authz import repository as authz_repo
+from plumbline.authz.project import ProjectContext
+from plumbline.config import settings
+from plumbline.db import UnitOfWork
+from plumbline.errors import Expired, InvalidField, NotFound
+from plumbline.file.attachments import attachments
+from plumbline.issue.photos import PHOTOS
+from plumbline.issue.service import issue as issue_service
+from plumbline.kit import clock, crypto, ratelimit
+from plumbline.kit.ids import new_id
+from plumbline.kit.logging import client_ip_var
+from plumbline.kit.mail import Mail
+from plumbline.mail.tasks import queue
+from plumbline.models import OccupantLink, OccupantRequest, Project, Workspace
+from plumbline.notification.service import notification
+from plumbline.occupant import repository as repo
+from plumbline.occupant.schemas import (
+    LinkCreate,
+    OccupantPhotoComplete,
+    OccupantPhotoPresign,
+    OccupantSubmit,
+)
+
+SUBMITS_PER_MINUTE = 12  # per link and client IP (PRODUCT §15)
+PHOTO_TOKEN_TTL = timedelta(hours=1)
+PHOTOS_CLOSED = "This photo link has expired; photos can be added for an hour after a request"
+
+
+def _api(path: str) -> str:
+    return f"{settings.public_url.rstrip('/')}/api/v1{path}"
+
+
+def _link_read(link: OccupantLink) -> dict[str, Any]:
+    return {
+        "id": link.id,
+        "projectId": link.project_id,
+        "label": link.label,
+        "assetId": link.asset_id,
+        "expiresAt": link.expires_at,
+        "createdBy": link.created_by,
+        "createdAt": link.created_at,
+    }
+
+
+def _receipt(body: OccupantSubmit, project: Project, number: int, tracking_url: str) -> Mail:
+    subject = f"We received your request: {body.title}"
+    intro = (
+        f"Thank you, {body.reporter_name}. Your request #{number} for {project.name} "
+        "has reached the facilities team. You can follow its progress here:"
+    )
+    text = f"{intro}\n\n{tracking_url}\n\n{body.title}\n{body.description}\n"
+    link = html.escape(tracking_url, quote=True)
+    page = (
+        f'<p>{html.escape(intro)}</p><p><a href="{link}">{link}</a></p>'
+        f"<p><strong>{html.escape(body.title)}</strong></p>"
+        f"<p>{html.escape(body.description)}</p>"
+    )
+    return Mail(to=[body.reporter_email], subject=subject, text=text, html=page)
+
+
+class OccupantService:
+    # --- links (the project's managers) ---
+
+    async def list_links(self, db: AsyncSession, ctx: ProjectContext) -> list[dict[str, Any]]:
+        rows = await repo.list_links(db, ctx.project.id)
+        return [dict(zip(repo.LINK_KEYS, row, strict=True)) for row in rows]
+
+    async def create_link(
+        self, db: AsyncSession, ctx: ProjectContext, body: LinkCreate
+    ) -> dict[str, Any]:
+        if body.expires_at is not None and body.expires_at <= clock.now():
+            raise InvalidField("expiresAt", "must be in the future")
+        token = crypto.random_token()
+        link = OccupantLink(
+            id=new_id(),
+            project_id=ctx.project.id,
+            workspace_id=ctx.workspace.id,
+            label=body.label,
+            asset_id=body.asset_id,
+            token_hash=crypto.sha256_hex(token),
+            expires_at=body.expires_at,
+            created_by=ctx.user_id,
+            created_at=clock.now(),
+        )
+        db.add(link)
+        await db.flush()
+        read = _link_read(link)
+        await audit_change(
+            db,
+            ctx,
+            ("occupant_link", link.id),
+            "occupant_link.created",
+            created({"label": link.label, "assetId": link.asset_id, "expiresAt": link.expires_at}),
+        )
+        return {**read, "token": token, "url": _api(f"/occupant/{token}/meta")}
+
+    async def revoke_link(self, db: AsyncSession, ctx: ProjectContext, link_id: str) -> None:
+        link = await repo.get_link(db, ctx.project.id, link_id)
+        if link is None:
+            raise NotFound("Occupant link not found")
+        link.revoked_at = clock.now()
+        await db.flush()
+        await audit_stamp(
+            db,
+            ctx,
+            ("occupant_link", link.id),
+            "occupant_link.revoked",
+            "revokedAt",
+            link.revoked_at,
+        )
+
+    # --- the portal (the link's token) ---
+
+    def meta(self, principal: Principal) -> dict[str, Any]:
+        _, project, workspace = principal.require_token().rows
+        return {
+            "projectId": project.id,
+            "projectName": project.name,
+            "workspaceName": workspace.name,
+            "headline": f"Report a problem at {project.name}",
+            "asset": None,
+        }
+
+    async def submit(
+        self, uow: UnitOfWork, principal: Principal, body: OccupantSubmit
+    ) -> dict[str, Any]:
+        """An OCCUPANT issue, the reporter's receipt, the managers' notification; 429 past
+        12 submissions a minute from one address through one link."""
+        db = uow.session
+        link: OccupantLink
+        project: Project
+        workspace: Workspace
+        link, project, workspace = principal.require_token().rows
+        client_ip = client_ip_var.get() or "unknown"
+        await ratelimit.hit(f"occupant:{link.id}:{client_ip}", SUBMITS_PER_MINUTE, 60)
+        issue = await issue_service.open_occupant_request(
+            db,
+            principal,
+            project_id=project.id,
+            workspace_id=workspace.id,
+            title=body.title,
+            description=body.description,
+            location=body.location,
+            asset_id=link.asset_id,
+        )
+        tracking, photo = crypto.random_token(), crypto.random_token()
+        expires = clock.now() + PHOTO_TOKEN_TTL
+        await db.execute(
+            insert(OccupantRequest).values(
+                id=new_id(),
+                issue_id=issue["id"],
+                link_id=link.id,
+                project_id=project.id,
+                workspace_id=workspace.id,
+                reporter_name=body.reporter_name,
+                reporter_email=body.reporter_email,
+                tracking_token_hash=crypto.sha256_hex(tracking),
+                photo_token_hash=crypto.sha256_hex(photo),
+                photo_token_expires_at=expires,
+                created_at=clock.now(),
+            )
+        )
+        managers = await authz_repo.project_managers(db, workspace.id, project.id)
+        await notification.notify(
+            db,
+            managers,
+            kind="OCCUPANT_REQUEST",
+            title=f"Occupant request #{issue['number']}: {body.title}",
+            body=f'Reported by {body.reporter_name} through "{link.label}"',
+            href=f"/projects/{project.id}/issues/{issue['id']}",
+            workspace_id=workspace.id,
+            project_id=project.id,
+        )
+        tracking_url = _api(f"/occupant/requests/{tracking}")
+        queue(uow, _receipt(body, project, issue["number"], tracking_url))
+        return {
+            "ok": True,
+            "issueId": issue["id"],
+            "trackingUrl": tracking_url,
+            "photoToken": photo,
+            "photoTokenExpiresAt": expires,
+        }
+
+    async def _photo_request(
+        self, db: AsyncSession, principal: Principal, issue_id: str, photo_token: str
+    ) -> OccupantRequest:
+        """The request the photo token opens: 404 unless it is this issue's and came through
+        this link, 410 after its hour."""
+        token_hash = crypto.sha256_hex(photo_token)
+        request = await repo.request_by_photo_token(db, token_hash)
+        link_id = principal.require_token().subject_id
+        if (
+            request is None
+            or not crypto.constant_time_equals(request.photo_token_hash, token_hash)
+            or request.issue_id != issue_id
+            or request.link_id != link_id
+        ):
+            raise NotFound("No such request for this photo token")
+        if request.photo_token_expires_at <= clock.now():
+            raise Expired(PHOTOS_CLOSED)
+        return request
+
+    async def presign_photo(
+        self, db: AsyncSession, principal: Principal, issue_id: str, body: OccupantPhotoPresign
+    ) -> dict[str, Any]:
+        request = await self._photo_request(db, principal, issue_id, body.photo_token)
+        return await attachments.presign_as(
+            db,
+            workspace_id=request.workspace_id,
+            project_id=request.project_id,
+            actor_user_id=None,
+            entity_type=PHOTOS.entity_type,
+            entity_id=issue_id,
+            file_name=body.file_name,
+            content_type=body.content_type,
+            size_bytes=body.size_bytes,
+            allowed_types=PHOTOS.types,
+            max_bytes=PHOTOS.max_bytes,
+            max_count=PHOTOS.max_count,
+        )
+
+    async def complete_photo(
+        self, db: AsyncSession, principal: Principal, issue_id: str, body: OccupantPhotoComplete
+    ) -> dict[str, Any]:
+        request = await self._photo_request(db, principal, issue_id, body.photo_token)
+        return await attachments.complete_as(
+            db,
+            workspace_id=request.workspace_id,
+            project_id=request.project_id,
+            actor_user_id=None,
+            entity_type=PHOTOS.entity_type,
+            entity_id=issue_id,
+            upload_id=body.upload_id,
+            max_count=PHOTOS.max_count,
+            sha256=body.sha256,
+        )
+
+    # --- the tracking page (the request's own token) ---
+
+    async def track(self, db: AsyncSession, principal: Principal) -> dict[str, Any]:
+        """Title, status, when it was reported and each status change since (no names)."""
+        issue_id, project_id, title, status, created_at, _ = principal.require_token().rows
+        updates = [
+            {"at": at, "status": changes["status"][1]}
+            for at, changes in await repo.status_changes(db, project_id, issue_id)
+            if isinstance(changes.get("status"), list)
+        ]
+        return {"title": title, "status": status, "submittedAt": created_at, "updates": updates}
+
+
+occupants = OccupantService()
