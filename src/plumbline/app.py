@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,6 +14,7 @@ from starlette.middleware.cors import CORSMiddleware
 from plumbline.api import ROUTERS
 from plumbline.config import settings
 from plumbline.db import database
+from plumbline.digest.scheduler import scheduler
 from plumbline.errors import install_error_handlers
 from plumbline.home.endpoints import ASSETS, assets
 from plumbline.kit import pubsub
@@ -45,7 +47,12 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     # list page triggers several).
     gc.collect()
     gc.freeze()
+    stop = asyncio.Event()
+    daily = asyncio.create_task(scheduler(stop)) if settings.scheduler == "on" else None
     yield
+    stop.set()
+    if daily is not None:
+        await daily
     await pubsub.broker().close()
     await database.dispose()
 

@@ -23,6 +23,8 @@ db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 users_app = typer.Typer(no_args_is_help=True, help="User accounts.")
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
+digests_app = typer.Typer(no_args_is_help=True, help="Daily digests and reminders.")
+app.add_typer(digests_app, name="digests")
 console = Console(soft_wrap=True)
 
 
@@ -202,6 +204,53 @@ def users_verify(email: str) -> None:
     """Mark a user's e-mail as verified."""
     _set_user(email, email_verified=True)
     console.print(f"Verified {email}")
+
+
+@digests_app.command("run")
+def digests_run(
+    kind: str = typer.Argument(None, help="One daily job (default: all of them)"),
+) -> None:
+    """Run today's digests now (each is sent at most once per workspace and UTC day)."""
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from plumbline.digest.scheduler import DAILY, run_daily
+
+    kinds = [kind] if kind else list(DAILY)
+    unknown = [k for k in kinds if k not in DAILY]
+    if unknown:
+        console.print(f"[red]Unknown digest {unknown[0]}; known: {', '.join(DAILY)}[/red]")
+        raise typer.Exit(2)
+
+    async def run() -> list[tuple[str, dict[str, object]]]:
+        results = []
+        try:
+            with Progress(console=console) as progress:
+                task = progress.add_task("Digests", total=len(kinds))
+                for name in kinds:
+                    progress.update(task, description=name)
+                    results.append((name, await run_daily(name)))
+                    progress.advance(task)
+        finally:
+            await database.dispose()
+        return results
+
+    table = Table("digest", "day", "workspaces", "e-mailed", "notified", "skipped")
+    for name, counts in asyncio.run(run()):
+        table.add_row(
+            name,
+            *(
+                str(counts.get(key, ""))
+                for key in (
+                    "day",
+                    "workspacesNotified",
+                    "membersEmailed",
+                    "membersNotified",
+                    "workspacesSkipped",
+                )
+            ),
+        )
+    console.print(table)
 
 
 @app.command()

@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     stripe_webhook_secret: SecretStr | None = None
     require_email_verification: bool = True
     scheduler: Literal["on", "off"] = "off"
+    digest_hour: int = Field(6, ge=0, le=23)
     max_upload_bytes: int = 2 * 1024**3
     log_level: str = "INFO"
     rate_limits: bool = True

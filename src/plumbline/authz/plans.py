@@ -52,6 +52,11 @@ def effective_plan(workspace: Workspace) -> str:
     return workspace.plan if billing_enabled() else "enterprise"
 
 
+def plan_has(plan: str, feature: Feature) -> bool:
+    """Whether a workspace on ``plan`` has ``feature`` (always, with billing off)."""
+    return not billing_enabled() or feature in PLAN_FEATURES.get(plan, set())
+
+
 def require_feature(workspace: Workspace, feature: Feature, *, write: bool) -> None:
     """402 when the plan lacks the feature, or when a write meets a lapsed subscription."""
     if not billing_enabled():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -59,10 +60,16 @@ CLIENT_VISIBILITY = ("showIssues", "showRfis", "showPunch", "showFieldReports", 
 
 
 def module_enabled(project: Project, module: str) -> bool:
-    if module in project.modules:
-        return bool(project.modules[module])
+    return module_on(project.modules, project.operations_mode, module)
+
+
+def module_on(modules: dict[str, Any], operations_mode: bool, module: str) -> bool:
+    """A project's module switch, from its ``modules`` and ``operations_mode`` columns: the O&M
+    modules follow operations mode unless switched on their own."""
+    if module in modules:
+        return bool(modules[module])
     if module in ("om", "occupantPortal"):
-        return project.operations_mode
+        return operations_mode
     return True
 
 

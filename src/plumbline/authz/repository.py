@@ -3,6 +3,8 @@ file or file version whose project a route resolves."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import Row, and_, bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -120,3 +122,25 @@ async def project_managers(db: AsyncSession, workspace_id: str, project_id: str)
         or_(Membership.restricted.is_(False), named),
     )
     return list((await db.execute(query)).scalars())
+
+
+async def members_of(
+    db: AsyncSession, workspace_ids: Sequence[str]
+) -> Sequence[Row[str, str, str, bool, bool, str, str]]:
+    """Every member of the workspaces: workspace, user, role, external, restricted, name, e-mail."""
+    query = select(
+        Membership.workspace_id,
+        Membership.user_id,
+        Membership.role,
+        Membership.is_external,
+        Membership.restricted,
+        User.name,
+        User.email,
+    ).join(User, User.id == Membership.user_id)
+    return (await db.execute(query.where(Membership.workspace_id.in_(workspace_ids)))).all()
+
+
+async def named_on(db: AsyncSession, project_ids: Sequence[str]) -> Sequence[Row[str, str]]:
+    """Who is named on the projects (restricted members, external collaborators): project, user."""
+    query = select(ProjectMember.project_id, ProjectMember.user_id)
+    return (await db.execute(query.where(ProjectMember.project_id.in_(project_ids)))).all()

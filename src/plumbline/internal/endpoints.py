@@ -2,7 +2,10 @@ from pydantic import BaseModel
 
 from plumbline.auth.deps import Cron
 from plumbline.db import UoW
+from plumbline.digest import service as digests
+from plumbline.digest.om import WORK_ORDER_AGING
 from plumbline.internal.service import run_maintenance
+from plumbline.kit import clock
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.routing import make_router
 from plumbline.viewer.collab import hub
@@ -28,3 +31,19 @@ async def maintenance(uow: UoW) -> ORJSONResponse:
     """Daily housekeeping jobs: purge deleted workspaces past 30 days, stale uploads and old
     finished jobs; without a worker, also run the jobs due for a retry (``dueJobs``)."""
     return ORJSONResponse(await run_maintenance(uow))
+
+
+class DigestResult(BaseModel):
+    ok: bool
+    day: str
+    workspacesNotified: int
+    membersEmailed: int
+    membersNotified: int
+    workspacesSkipped: int
+
+
+@router.post("/om-work-order-aging-reminders", response_model=DigestResult)
+async def work_order_aging_reminders(uow: UoW) -> ORJSONResponse:
+    """Today's digest to managers of open or in-progress work orders 7 and 30 days old (once per
+    workspace and UTC day)."""
+    return ORJSONResponse(await digests.run(uow, WORK_ORDER_AGING, clock.now()))

@@ -2,6 +2,7 @@
 
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
+from plumbline.models.digest import DigestRun
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -28,6 +29,7 @@ __all__ = [
     "Attachment",
     "AuditLog",
     "AuthSession",
+    "DigestRun",
     "EmailInvite",
     "FieldReport",
     "File",

@@ -58,29 +58,43 @@ class NotificationService:
         actor_id: str | None = None,
     ) -> list[str]:
         """One row per recipient (deduplicated, actor excluded) in a single INSERT."""
+        recipients = sorted({u for u in user_ids if u and u != actor_id})
+        row = {
+            "workspace_id": workspace_id,
+            "project_id": project_id,
+            "title": title,
+            "body": body,
+            "href": href,
+        }
+        await self.notify_each(db, kind, [{**row, "user_id": u} for u in recipients])
+        return recipients
+
+    async def notify_each(self, db: AsyncSession, kind: str, rows: list[dict[str, Any]]) -> None:
+        """One notification of ``kind`` per row (``user_id``, ``title`` and optionally
+        ``body``, ``href``, ``workspace_id``, ``project_id``), in a single INSERT."""
         if kind not in KINDS:
             raise ValueError(f"unknown notification kind {kind}")
-        recipients = sorted({u for u in user_ids if u and u != actor_id})
-        if not recipients:
-            return []
+        if not rows:
+            return
         now = clock.now()
-        rows = [
-            {
-                "id": new_id(),
-                "user_id": user_id,
-                "workspace_id": workspace_id,
-                "project_id": project_id,
-                "kind": kind,
-                "title": title[:500],
-                "body": body,
-                "href": href,
-                "read_at": None,
-                "created_at": now,
-            }
-            for user_id in recipients
-        ]
-        await db.execute(insert(Notification), rows)
-        return recipients
+        await db.execute(
+            insert(Notification),
+            [
+                {
+                    "body": None,
+                    "href": None,
+                    "workspace_id": None,
+                    "project_id": None,
+                    **row,
+                    "id": new_id(),
+                    "kind": kind,
+                    "title": row["title"][:500],
+                    "read_at": None,
+                    "created_at": now,
+                }
+                for row in rows
+            ],
+        )
 
     async def assigned(
         self,
