@@ -17,6 +17,13 @@ from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
 from plumbline.models.notification import Notification
 from plumbline.models.occupant import OccupantLink, OccupantRequest
+from plumbline.models.om import (
+    Asset,
+    MaintenanceCompletion,
+    MaintenanceSchedule,
+    MaintenanceWorkOrder,
+    MeterReading,
+)
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
 from plumbline.models.punch import PunchItem, PunchItemAssignee
@@ -26,6 +33,7 @@ from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspac
 
 __all__ = [
     "ApiKey",
+    "Asset",
     "Attachment",
     "AuditLog",
     "AuthSession",
@@ -40,7 +48,11 @@ __all__ = [
     "Issue",
     "IssueComment",
     "Job",
+    "MaintenanceCompletion",
+    "MaintenanceSchedule",
+    "MaintenanceWorkOrder",
     "Membership",
+    "MeterReading",
     "Notification",
     "OccupantLink",
     "OccupantRequest",
