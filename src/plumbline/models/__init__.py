@@ -15,6 +15,7 @@ from plumbline.models.file import (
 from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
 from plumbline.models.notification import Notification
+from plumbline.models.om_inspection import InspectionRun, InspectionTemplate
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
 from plumbline.models.punch import PunchItem, PunchItemAssignee
@@ -33,6 +34,8 @@ __all__ = [
     "FileLock",
     "FileVersion",
     "Folder",
+    "InspectionRun",
+    "InspectionTemplate",
     "Invite",
     "Issue",
     "IssueComment",
