@@ -18,6 +18,7 @@ from plumbline.db import Base
 from plumbline.errors import Conflict
 from plumbline.identity.errors import UserAlreadyExists
 from plumbline.member.errors import AlreadyMember
+from plumbline.om.errors import AlreadyCompleted, TagTaken
 from plumbline.workspace.errors import SlugTaken
 
 EXPECTED: dict[str, Callable[[], Conflict]] = {
@@ -40,6 +41,10 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     "fk_files_folder_id_folders": lambda: Conflict(
         "The folder was deleted by another request at the same time"
     ),
+    # a partial unique index: tags are unique among a project's live assets
+    "uq_assets_project_tag_live": TagTaken,
+    # one completion per work order: resolving twice at once completes the schedule once
+    "uq_maintenance_completions_work_order_id": AlreadyCompleted,
 }
 
 # SQLite names the columns of a unique constraint, not the constraint
@@ -68,4 +73,7 @@ def constraint_name(error: IntegrityError) -> str | None:
             {column.name for column in constraint.columns} == columns
         ):
             return str(constraint.name)
+    for index in table.indexes if table is not None else ():  # partial unique indexes
+        if index.unique and {column.name for column in index.columns} == columns:
+            return str(index.name)
     return None

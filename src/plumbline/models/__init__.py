@@ -15,6 +15,13 @@ from plumbline.models.file import (
 from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
 from plumbline.models.notification import Notification
+from plumbline.models.om import (
+    Asset,
+    MaintenanceCompletion,
+    MaintenanceSchedule,
+    MaintenanceWorkOrder,
+    MeterReading,
+)
 from plumbline.models.om_inspection import InspectionRun, InspectionTemplate
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
@@ -25,6 +32,7 @@ from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspac
 
 __all__ = [
     "ApiKey",
+    "Asset",
     "Attachment",
     "AuditLog",
     "AuthSession",
@@ -40,7 +48,11 @@ __all__ = [
     "Issue",
     "IssueComment",
     "Job",
+    "MaintenanceCompletion",
+    "MaintenanceSchedule",
+    "MaintenanceWorkOrder",
     "Membership",
+    "MeterReading",
     "Notification",
     "Project",
     "ProjectCounter",

@@ -1,7 +1,7 @@
 """om_inspections: inspection templates and runs (results, follow-ups) of O&M
 
 Revision ID: 0012_om_inspections
-Revises: 0008_proposals
+Revises: 0011_om_assets
 Create Date: 2026-11-23 14:20:42.355667
 """
 
@@ -15,7 +15,7 @@ import plumbline.db
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 revision: str = "0012_om_inspections"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0011_om_assets"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
