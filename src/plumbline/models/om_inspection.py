@@ -64,3 +64,4 @@ class InspectionRun(IdMixin, Base):
     created_by: Mapped[str | None] = mapped_column(IdType)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    deleted_at: Mapped[datetime | None]

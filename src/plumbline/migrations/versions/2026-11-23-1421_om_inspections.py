@@ -73,6 +73,7 @@ def upgrade() -> None:
         sa.Column("created_by", sa.String(length=32), nullable=True),
         sa.Column("created_at", plumbline.db.UTCDateTime(timezone=True), nullable=False),
         sa.Column("updated_at", plumbline.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("deleted_at", plumbline.db.UTCDateTime(timezone=True), nullable=True),
         sa.Column("id", sa.String(length=32), nullable=False),
         sa.ForeignKeyConstraint(
             ["project_id"],

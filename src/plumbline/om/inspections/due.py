@@ -9,7 +9,16 @@ from datetime import datetime, timedelta
 
 MONTHS = {"MONTHLY": 1, "QUARTERLY": 3, "SEMI_ANNUAL": 6, "ANNUAL": 12}
 DAYS = {"DAILY": 1, "WEEKLY": 7, "BIWEEKLY": 14}
-FREQUENCIES = ("DAILY", "WEEKLY", "BIWEEKLY", "MONTHLY", "QUARTERLY", "SEMI_ANNUAL", "ANNUAL", "CUSTOM")
+FREQUENCIES = (
+    "DAILY",
+    "WEEKLY",
+    "BIWEEKLY",
+    "MONTHLY",
+    "QUARTERLY",
+    "SEMI_ANNUAL",
+    "ANNUAL",
+    "CUSTOM",
+)
 
 
 def add_months(value: datetime, months: int) -> datetime:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, Row, select, true, update
@@ -11,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.project import ProjectContext
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Attachment, InspectionRun, InspectionTemplate
+from plumbline.models import Asset, Attachment, InspectionRun, InspectionTemplate
 from plumbline.records.fields import Fields
 
 PHOTO_ENTITY = "inspection_run"
@@ -68,12 +67,10 @@ def _visible_runs(ctx: ProjectContext) -> tuple[ColumnElement[bool], ...]:
     """Internal members and keys see every run of the project; a collaborator the runs
     assigned to them."""
     own = InspectionRun.assignee_id == ctx.user_id if ctx.is_external else true()
-    return (InspectionRun.project_id == ctx.project.id, own)
+    return (InspectionRun.project_id == ctx.project.id, InspectionRun.deleted_at.is_(None), own)
 
 
-async def list_templates(
-    db: AsyncSession, project_id: str, page: PageParams
-) -> Sequence[Row[Any]]:
+async def list_templates(db: AsyncSession, project_id: str, page: PageParams) -> Sequence[Row[Any]]:
     query = select(*TEMPLATE_FIELDS.columns).where(*_live_template(project_id))
     return (await db.execute(page.apply(query, InspectionTemplate.id))).all()
 
@@ -115,9 +112,7 @@ async def get_run(db: AsyncSession, ctx: ProjectContext, run_id: str) -> Inspect
     return found
 
 
-async def claim_completion(
-    db: AsyncSession, run_id: str, values: dict[str, Any]
-) -> bool:
+async def claim_completion(db: AsyncSession, run_id: str, values: dict[str, Any]) -> bool:
     """Mark a DRAFT run COMPLETED in one conditional statement: of concurrent or repeated
     completions exactly one gets True (on PostgreSQL the others wait on the row, then find it
     completed)."""
@@ -131,7 +126,7 @@ async def claim_completion(
     return bool(getattr(result, "rowcount", 0))
 
 
-async def run_photos(db: AsyncSession, run_id: str) -> Sequence[Row[Any]]:
+async def run_photos(db: AsyncSession, run_id: str) -> Sequence[Any]:
     """The live photos of a run, oldest first, with where their bytes are."""
     query = (
         select(
@@ -150,3 +145,16 @@ async def run_photos(db: AsyncSession, run_id: str) -> Sequence[Row[Any]]:
         .order_by(Attachment.created_at, Attachment.id)
     )
     return (await db.execute(query)).all()
+
+
+async def asset_of_project(
+    db: AsyncSession, project_id: str, asset_id: str, *, live: bool = True
+) -> Any:
+    """An asset of the project (live only unless ``live`` is False, for history): its id,
+    tag, name and location."""
+    query = select(Asset.id, Asset.tag, Asset.name, Asset.location).where(
+        Asset.id == asset_id, Asset.project_id == project_id
+    )
+    if live:
+        query = query.where(Asset.deleted_at.is_(None))
+    return (await db.execute(query)).first()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints, model_validator
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from plumbline.file.schemas import FileName
 from plumbline.kit.schema import ByteCount, Flag, Number, Patch, Schema
@@ -51,7 +51,9 @@ def _unique_ids(items: list[TemplateItem] | None) -> list[TemplateItem] | None:
     return items
 
 
-Items = Annotated[list[TemplateItem], Field(min_length=1, max_length=200), AfterValidator(_unique_ids)]
+Items = Annotated[
+    list[TemplateItem], Field(min_length=1, max_length=200), AfterValidator(_unique_ids)
+]
 
 
 class TemplateCreate(Schema):
@@ -61,12 +63,6 @@ class TemplateCreate(Schema):
     interval_days: IntervalDays | None = None
     next_due_at: Instant | None = None
     items: Items
-
-    @model_validator(mode="after")
-    def _interval(self) -> TemplateCreate:
-        if self.frequency == "CUSTOM" and self.interval_days is None:
-            raise ValueError("intervalDays is required for a CUSTOM frequency")
-        return self
 
 
 class TemplateUpdate(Patch):

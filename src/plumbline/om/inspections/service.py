@@ -20,8 +20,10 @@ from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
+from plumbline.kit.storage import get_storage
 from plumbline.models import InspectionRun, InspectionTemplate
-from plumbline.om.inspections import assets
+from plumbline.om.errors import AssetNotFound
+from plumbline.om.inspections import report
 from plumbline.om.inspections import repository as repo
 from plumbline.om.inspections.due import due_at, periods_after
 from plumbline.om.inspections.errors import (
@@ -44,6 +46,7 @@ from plumbline.om.inspections.schemas import (
     TemplateItem,
     TemplateUpdate,
 )
+from plumbline.records import soft_delete
 from plumbline.records.repository import assignable
 from plumbline.records.uploads import Uploads
 
@@ -51,6 +54,7 @@ TEMPLATE = "inspection_template"
 RUN = "inspection_run"
 PHOTOS = Uploads(PHOTO_ENTITY, max_bytes=15 * 1024 * 1024, max_count=60)
 TEMPLATE_AUDITED = ("name", "description", "frequency", "intervalDays", "nextDueAt", "items")
+REPORT_PHOTOS = 24
 RUN_AUDITED = ("assetId", "assigneeId", "results", "signedBy")
 # The outcomes each item type takes (NA everywhere: "not applicable" answers any item).
 OUTCOMES = {
@@ -182,20 +186,28 @@ class InspectionService:
             await db.flush()
         return TEMPLATE_FIELDS.read(TEMPLATE_FIELDS.of(template))
 
-    async def delete_template(self, db: AsyncSession, ctx: ProjectContext, template_id: str) -> None:
+    async def delete_template(
+        self, db: AsyncSession, ctx: ProjectContext, template_id: str
+    ) -> None:
         """Soft delete: its runs stay (and their reports); no new run can start from it."""
         template = await self._template(db, ctx, template_id)
         now = clock.now()
         template.deleted_at = now
         template.updated_at = now
         await audit_change(
-            db, ctx, (TEMPLATE, template.id), "inspection_template.deleted", {"deletedAt": [None, clock.iso(now)]}
+            db,
+            ctx,
+            (TEMPLATE, template.id),
+            "inspection_template.deleted",
+            {"deletedAt": [None, clock.iso(now)]},
         )
         await db.flush()
 
     # ---- runs
 
-    async def _read_runs(self, db: AsyncSession, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def _read_runs(
+        self, db: AsyncSession, runs: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         photos = await PHOTOS.of(db, [run["id"] for run in runs])
         for run in runs:
             run["photos"] = photos.get(run["id"], [])
@@ -236,6 +248,13 @@ class InspectionService:
     async def get_run(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> dict[str, Any]:
         return await self._read(db, await self._run(db, ctx, run_id))
 
+    async def _asset(self, db: AsyncSession, ctx: ProjectContext, asset_id: str | None) -> None:
+        if (
+            asset_id is not None
+            and await repo.asset_of_project(db, ctx.project.id, asset_id) is None
+        ):
+            raise AssetNotFound()
+
     async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str | None) -> None:
         if user_id is not None and user_id not in await assignable(db, ctx, [user_id]):
             raise InvalidField.one(
@@ -250,7 +269,7 @@ class InspectionService:
         if ctx.is_external:
             raise ExternalCannotStartRuns()
         template = await self._template(db, ctx, body.template_id)
-        await assets.require(db, ctx, body.asset_id)
+        await self._asset(db, ctx, body.asset_id)
         await self._assignee(db, ctx, body.assignee_id)
         now = clock.now()
         run = InspectionRun(
@@ -297,7 +316,10 @@ class InspectionService:
             if result.outcome is not None and result.outcome not in OUTCOMES[item["type"]]:
                 allowed = ", ".join(sorted(OUTCOMES[item["type"]]))
                 problems.append(
-                    {"field": f"{where}.outcome", "message": f"a {item['type']} item takes {allowed}"}
+                    {
+                        "field": f"{where}.outcome",
+                        "message": f"a {item['type']} item takes {allowed}",
+                    }
                 )
             if item["type"] == "NUMBER" and isinstance(result.value, str):
                 problems.append({"field": f"{where}.value", "message": "must be a number"})
@@ -337,7 +359,7 @@ class InspectionService:
             await self._assignee(db, ctx, body.assignee_id)
             run.assignee_id = body.assignee_id
         if "asset_id" in sent and body.asset_id != run.asset_id:
-            await assets.require(db, ctx, body.asset_id)
+            await self._asset(db, ctx, body.asset_id)
             run.asset_id = body.asset_id
         if "signed_by" in sent:
             run.signed_by = body.signed_by
@@ -361,13 +383,18 @@ class InspectionService:
             return await self._read(db, run)
         results = {result["itemId"]: result for result in run.results}
         missing = [
-            item for item in run.items if item["required"] and not _answered(item, results.get(item["id"]))
+            item
+            for item in run.items
+            if item["required"] and not _answered(item, results.get(item["id"]))
         ]
         if missing:
             labels = "; ".join(item["label"] for item in missing)
             raise InvalidField(
                 f"Required items are not answered: {labels}",
-                [{"field": f"items.{item['id']}", "message": f"required: {item['label']}"} for item in missing],
+                [
+                    {"field": f"items.{item['id']}", "message": f"required: {item['label']}"}
+                    for item in missing
+                ],
                 missingItemIds=[item["id"] for item in missing],
             )
         now = clock.now()
@@ -392,7 +419,9 @@ class InspectionService:
         follow_ups = []
         for item in failed:
             if item["onFail"] == "CREATE_WORK_ORDER":
-                order = await issue_service.create(uow, ctx, self._follow_up(run, item, results[item["id"]], now))
+                order = await issue_service.create(
+                    uow, ctx, self._follow_up(run, item, results[item["id"]], now)
+                )
                 follow_ups.append({"id": order["id"], "number": order["number"]})
         run.follow_ups = follow_ups
         template = await repo.get_template(db, ctx.project.id, run.template_id, lock=True)
@@ -400,7 +429,11 @@ class InspectionService:
         if template is not None:
             previous = template.next_due_at
             template.periods = periods_after(
-                template.anchor_at, template.frequency, template.interval_days, template.periods, now
+                template.anchor_at,
+                template.frequency,
+                template.interval_days,
+                template.periods,
+                now,
             )
             template.next_due_at = due_at(
                 template.anchor_at, template.frequency, template.interval_days, template.periods
@@ -426,7 +459,7 @@ class InspectionService:
     ) -> IssueCreate:
         note = result.get("note")
         lines = [
-            f"Failed on the inspection \"{run.template_name}\" completed {clock.iso(when)}.",
+            f'Failed on the inspection "{run.template_name}" completed {clock.iso(when)}.',
             f"Item: {item['label']}",
         ]
         if note:
@@ -438,6 +471,19 @@ class InspectionService:
             work_order_type="INSPECTION_FOLLOWUP",
             priority="HIGH",
             asset_id=run.asset_id,
+        )
+
+    async def delete_run(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> None:
+        """Discard a DRAFT run (started by mistake): MANAGER+ any, a MEMBER their own. A
+        completed run is a compliance record and stays (409)."""
+        run = await self._draft(db, ctx, run_id)
+        await soft_delete(
+            db,
+            ctx,
+            run,
+            entity_type=RUN,
+            action="inspection_run.deleted",
+            refusal="You can delete only the inspection runs you started",
         )
 
     # ---- photos
@@ -453,10 +499,36 @@ class InspectionService:
     ) -> dict[str, Any]:
         return await PHOTOS.complete(db, ctx, await self._draft(db, ctx, run_id), body)
 
-    async def run_for_report(
-        self, db: AsyncSession, ctx: ProjectContext, run_id: str
-    ) -> InspectionRun:
-        return await self._run(db, ctx, run_id)
+    async def report(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> tuple[bytes, str]:
+        """The run's PDF (``report.pdf``) and its file name; photos of items are captioned with
+        the item, the others with their file name (at most ``REPORT_PHOTOS``)."""
+        run = await self._run(db, ctx, run_id)
+        view = RUN_FIELDS.read(RUN_FIELDS.of(run), photos=[])
+        asset = None
+        if run.asset_id is not None:
+            found = await repo.asset_of_project(db, ctx.project.id, run.asset_id, live=False)
+            asset = dict(found._mapping) if found is not None else None
+        labels = {item["id"]: item["label"] for item in run.items}
+        by_photo = {
+            result["photoUploadId"]: labels.get(result["itemId"], "")
+            for result in run.results
+            if result.get("photoUploadId")
+        }
+        storage = get_storage()
+        photos = []
+        for row in (await repo.run_photos(db, run.id))[:REPORT_PHOTOS]:
+            caption = by_photo.get(row.id) or by_photo.get(row.upload_id) or row.file_name
+            chunks = [c async for c in storage.open_range(row.storage_key, 0, row.size_bytes - 1)]
+            photos.append((b"".join(chunks), caption))
+        data = report.ReportInput(
+            run=view,
+            project_name=ctx.project.name,
+            workspace_name=ctx.workspace.name,
+            asset=asset,
+            photos=photos,
+            dated=run.completed_at or run.updated_at,
+        )
+        return report.pdf(data), report.filename(view)
 
 
 inspections = InspectionService()
