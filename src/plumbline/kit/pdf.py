@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from io import BytesIO
 from datetime import datetime
+from io import BytesIO
 
 from fpdf import FPDF
 from fpdf.enums import TableBordersLayout, XPos, YPos
