@@ -67,6 +67,7 @@ def pdf(data: ReportInput) -> bytes:
     doc.key_values(
         [
             ("Project", data.project_name),
+            ("Reference", run["id"]),
             ("Asset", asset_text),
             ("Inspection", run["templateName"]),
             ("Status", state),
