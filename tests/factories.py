@@ -289,3 +289,35 @@ def link_in(message: EmailMessage, pattern: str = r"https?://\S+") -> str:
     found = re.search(pattern, mail_text(message))
     assert found, f"no link in {mail_text(message)!r}"
     return found.group(0)
+
+
+async def om_world(plan: str = "trial", timezone: str = "UTC") -> World:
+    """A world whose project is in operations mode (the ``om`` module on)."""
+    world = await make_world(plan)
+    await set_project(world.project.id, operations_mode=True, timezone=timezone)
+    return world
+
+
+def om_url(project: Project, suffix: str = "") -> str:
+    return f"/api/v1/projects/{project.id}/om{suffix}"
+
+
+async def create_asset(client: Any, world: World, **body: Any) -> dict[str, Any]:
+    """An asset of the world's project, created by its manager through the API."""
+    payload = {"tag": f"AHU-{new_id()[-8:]}", "name": "Air handler"} | body
+    response = await client.post(
+        om_url(world.project, "/assets"), json=payload, headers=world.manager.headers
+    )
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+async def create_schedule(client: Any, world: World, asset_id: str, **body: Any) -> dict[str, Any]:
+    payload = {"assetId": asset_id, "title": "Filter change", "frequency": "MONTHLY"} | body
+    response = await client.post(
+        om_url(world.project, "/maintenance"), json=payload, headers=world.manager.headers
+    )
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    return result

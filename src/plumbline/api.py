@@ -20,8 +20,10 @@ from plumbline.internal.endpoints import router as internal_router
 from plumbline.issue.endpoints import router as issue_router
 from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
+from plumbline.om.assets.endpoints import router as om_assets_router
 from plumbline.om.inspections.endpoints import runs as inspection_run_router
 from plumbline.om.inspections.endpoints import templates as inspection_template_router
+from plumbline.om.maintenance.endpoints import router as om_maintenance_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
 from plumbline.proposal.endpoints import router as proposal_router
@@ -43,6 +45,8 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, field_report_router),
     (API_V1, rfi_router),
     (API_V1, proposal_router),
+    (API_V1, om_assets_router),
+    (API_V1, om_maintenance_router),
     (API_V1, inspection_template_router),
     (API_V1, inspection_run_router),
     (API_V1, public_router),

@@ -25,6 +25,7 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
+from plumbline.om.maintenance.service import maintenance
 from plumbline.records import Notice, soft_delete
 from plumbline.records.repository import assignable, file_in_project, file_of_version
 from plumbline.viewer.events import publish_to_version
@@ -55,6 +56,7 @@ AUDITED_COLUMNS = tuple(zip(AUDITED, FIELDS.columns_of(AUDITED), strict=True))
 NO_PHOTOS: tuple[()] = ()
 # Converting an occupant request into a work order is a manager's decision (API keys act as one).
 MANAGER_POWER = Permission.RECORDS_CLOSE
+DONE = ("RESOLVED", "CLOSED")
 ASSIGNED = Notice("ISSUE_ASSIGNED", "You were assigned issue #{n}: {title}", "issue #{n}", "issues")
 
 
@@ -257,6 +259,8 @@ class IssueService:
             setattr(issue, column, value)
         if status != issue.status:
             _stamp_status(issue, status)
+            if status in DONE:  # a preventive work order done completes its schedule, once
+                await maintenance.complete_work_order(db, ctx, issue)
         changed = diff(before, _snapshot(issue))
         if changed:
             issue.updated_at = clock.now()

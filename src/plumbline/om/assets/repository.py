@@ -1,0 +1,163 @@
+"""Every asset query: always within one project, never deleted assets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Row, and_, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Asset, Issue, MaintenanceSchedule, MeterReading
+from plumbline.om.assets.schemas import AssetFilters
+from plumbline.records.fields import Fields
+
+A = Asset.__table__.c
+R = MeterReading.__table__.c
+# ``meters`` is read as a value: the service formats each meter.
+FIELDS = Fields(
+    Asset.__table__,
+    {
+        "id": "id",
+        "projectId": "project_id",
+        "tag": "tag",
+        "name": "name",
+        "category": "category",
+        "manufacturer": "manufacturer",
+        "model": "model",
+        "serialNumber": "serial_number",
+        "location": "location",
+        "installDate": "install_date",
+        "warrantyExpires": "warranty_expires",
+        "parentAssetId": "parent_asset_id",
+        "status": "status",
+        "meters": "meters",
+        "createdBy": "created_by",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+    },
+    json_text=False,
+)
+READING_FIELDS = Fields(
+    MeterReading.__table__,
+    {
+        "id": "id",
+        "assetId": "asset_id",
+        "meterType": "meter_type",
+        "value": "value",
+        "readAt": "read_at",
+        "recordedBy": "recorded_by",
+        "createdAt": "created_at",
+    },
+)
+OPEN_STATUSES = ("OPEN", "IN_PROGRESS")
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def live(project_id: str) -> list[ColumnElement[bool]]:
+    return [A.project_id == project_id, A.deleted_at.is_(None)]
+
+
+def filtered(project_id: str, filters: AssetFilters) -> list[ColumnElement[bool]]:
+    conditions = live(project_id)
+    if filters.category:
+        conditions.append(A.category == filters.category)
+    if filters.status:
+        conditions.append(A.status == filters.status)
+    if filters.location:
+        conditions.append(A.location.ilike(_like(filters.location), escape="\\"))
+    if filters.q:
+        pattern = _like(filters.q)
+        conditions.append(
+            or_(
+                *(
+                    column.ilike(pattern, escape="\\")
+                    for column in (A.tag, A.name, A.serial_number, A.model, A.manufacturer)
+                )
+            )
+        )
+    return conditions
+
+
+async def list_rows(
+    db: AsyncSession, project_id: str, filters: AssetFilters, page: PageParams
+) -> Sequence[Row[Any]]:
+    query = select(*FIELDS.columns).where(*filtered(project_id, filters))
+    return (await db.execute(page.apply(query, Asset.id))).all()
+
+
+async def get(
+    db: AsyncSession, project_id: str, asset_id: str, *, lock: bool = False
+) -> Asset | None:
+    query = select(Asset).where(Asset.id == asset_id, *live(project_id))
+    if lock:
+        query = query.with_for_update()
+    asset: Asset | None = (await db.execute(query)).scalar_one_or_none()
+    return asset
+
+
+async def tag_taken(
+    db: AsyncSession, project_id: str, tag: str, except_id: str | None = None
+) -> bool:
+    query = select(A.id).where(*live(project_id), A.tag == tag)
+    if except_id is not None:
+        query = query.where(A.id != except_id)
+    return (await db.execute(query.limit(1))).first() is not None
+
+
+async def parents(db: AsyncSession, project_id: str) -> dict[str, str | None]:
+    """Each live asset of the project and its parent: one query, walked by the service."""
+    rows = await db.execute(select(A.id, A.parent_asset_id).where(*live(project_id)))
+    return {row[0]: row[1] for row in rows}
+
+
+async def in_use(db: AsyncSession, project_id: str, asset_id: str) -> bool:
+    """Open work orders or active schedules on the asset."""
+    open_orders = select(Issue.id).where(
+        Issue.project_id == project_id,
+        Issue.asset_id == asset_id,
+        Issue.issue_kind == "WORK_ORDER",
+        Issue.status.in_(OPEN_STATUSES),
+        Issue.deleted_at.is_(None),
+    )
+    active = select(MaintenanceSchedule.id).where(
+        MaintenanceSchedule.asset_id == asset_id, MaintenanceSchedule.is_active.is_(True)
+    )
+    query = select(open_orders.exists() | active.exists())
+    return bool((await db.execute(query)).scalar())
+
+
+async def detach(db: AsyncSession, project_id: str, asset_id: str) -> list[str]:
+    """Pause the asset's active schedules and unhook its children (a forced delete); returns
+    the paused schedules."""
+    paused = await db.execute(
+        update(MaintenanceSchedule)
+        .where(MaintenanceSchedule.asset_id == asset_id, MaintenanceSchedule.is_active.is_(True))
+        .values(is_active=False)
+        .returning(MaintenanceSchedule.id)
+    )
+    await db.execute(
+        update(Asset)
+        .where(and_(*live(project_id), Asset.parent_asset_id == asset_id))
+        .values(parent_asset_id=None)
+    )
+    return [row[0] for row in paused]
+
+
+async def add_reading(db: AsyncSession, values: dict[str, Any]) -> None:
+    db.add(MeterReading(**values))
+    await db.flush()
+
+
+async def list_readings(
+    db: AsyncSession, asset_id: str, meter_type: str | None, page: PageParams
+) -> Sequence[Row[Any]]:
+    query = select(*READING_FIELDS.columns).where(R.asset_id == asset_id)
+    if meter_type is not None:
+        query = query.where(R.meter_type == meter_type)
+    return (await db.execute(page.apply(query, MeterReading.id))).all()

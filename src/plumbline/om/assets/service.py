@@ -1,0 +1,253 @@
+"""Asset rules: tag unique among the project's live assets, parents in the same project without
+cycles, the meters an asset has and their readings, soft delete guarded by open work.
+
+Access (om/auth.py): MANAGER+ sets assets up; whoever works on work orders reads them and
+records meter readings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit_change, created, diff
+from plumbline.authz.project import ProjectContext
+from plumbline.kit import clock
+from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Asset
+from plumbline.om.assets import repository as repo
+from plumbline.om.assets.repository import FIELDS, READING_FIELDS
+from plumbline.om.assets.schemas import AssetCreate, AssetFilters, AssetUpdate, ReadingCreate
+from plumbline.om.errors import AssetInUse, AssetNotFound, TagTaken, invalid
+from plumbline.om.maintenance.service import maintenance
+
+ENTITY = "asset"
+AUDITED = (
+    "tag",
+    "name",
+    "category",
+    "manufacturer",
+    "model",
+    "serialNumber",
+    "location",
+    "installDate",
+    "warrantyExpires",
+    "parentAssetId",
+    "status",
+    "meters",
+)
+EDITABLE_COLUMNS = tuple(zip(AUDITED, FIELDS.columns_of(AUDITED), strict=True))
+
+
+def meter_view(meter: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "type": meter["type"],
+        "unit": meter.get("unit", ""),
+        "cumulative": bool(meter.get("cumulative", True)),
+        "lastReading": meter.get("lastReading"),
+        "lastReadingAt": meter.get("lastReadingAt"),
+    }
+
+
+def _read(values: Mapping[str, Any]) -> dict[str, Any]:
+    return FIELDS.read(values) | {"meters": [meter_view(m) for m in values["meters"] or ()]}
+
+
+def _row(row: Sequence[Any]) -> dict[str, Any]:
+    result = FIELDS.row(row)
+    result["meters"] = [meter_view(m) for m in result["meters"] or ()]
+    return result
+
+
+def _meters(
+    declared: Sequence[Mapping[str, Any]], current: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The declared meters, each keeping the last reading of the current meter of its type."""
+    last = {meter["type"]: meter for meter in current}
+    return [
+        {
+            "type": meter["type"],
+            "unit": meter["unit"],
+            "cumulative": meter["cumulative"],
+            "lastReading": last.get(meter["type"], {}).get("lastReading"),
+            "lastReadingAt": last.get(meter["type"], {}).get("lastReadingAt"),
+        }
+        for meter in declared
+    ]
+
+
+class AssetService:
+    async def list_assets(
+        self, db: AsyncSession, ctx: ProjectContext, filters: AssetFilters, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        rows, headers = page.finish(await repo.list_rows(db, ctx.project.id, filters, page))
+        return [_row(row) for row in rows], headers
+
+    async def require(
+        self, db: AsyncSession, ctx: ProjectContext, asset_id: str, *, lock: bool = False
+    ) -> Asset:
+        asset = await repo.get(db, ctx.project.id, asset_id, lock=lock)
+        if asset is None:
+            raise AssetNotFound()
+        return asset
+
+    async def get(self, db: AsyncSession, ctx: ProjectContext, asset_id: str) -> dict[str, Any]:
+        return _read(FIELDS.of(await self.require(db, ctx, asset_id)))
+
+    async def _check_parent(
+        self, db: AsyncSession, ctx: ProjectContext, asset_id: str | None, parent_id: str
+    ) -> None:
+        """The parent is a live asset of this project, and not the asset or one beneath it."""
+        parents = await repo.parents(db, ctx.project.id)
+        if parent_id not in parents:
+            raise invalid("parentAssetId", "no such asset in this project")
+        seen: set[str] = set()
+        current: str | None = parent_id
+        while current is not None and current not in seen:
+            if current == asset_id:
+                raise invalid("parentAssetId", "an asset cannot sit beneath itself")
+            seen.add(current)
+            current = parents.get(current)
+
+    async def create(
+        self, db: AsyncSession, ctx: ProjectContext, body: AssetCreate
+    ) -> dict[str, Any]:
+        if await repo.tag_taken(db, ctx.project.id, body.tag):
+            raise TagTaken()
+        if body.parent_asset_id is not None:
+            await self._check_parent(db, ctx, None, body.parent_asset_id)
+        now = clock.now()
+        values = body.model_dump(exclude={"meters"}) | {
+            "meters": _meters([m.model_dump() for m in body.meters], [])
+        }
+        asset = Asset(
+            id=new_id(),
+            project_id=ctx.project.id,
+            workspace_id=ctx.workspace.id,
+            created_by=ctx.user_id,
+            created_at=now,
+            updated_at=now,
+            **values,
+        )
+        db.add(asset)
+        await db.flush()
+        await audit_change(
+            db, ctx, (ENTITY, asset.id), "asset.created", created(FIELDS.audited(asset, AUDITED))
+        )
+        return _read(FIELDS.of(asset))
+
+    async def update(
+        self, db: AsyncSession, ctx: ProjectContext, asset_id: str, body: AssetUpdate
+    ) -> dict[str, Any]:
+        asset = await self.require(db, ctx, asset_id, lock=True)
+        changes = body.sent()
+        new_tag = changes.get("tag", asset.tag)
+        if new_tag != asset.tag and await repo.tag_taken(db, ctx.project.id, new_tag, asset.id):
+            raise TagTaken()
+        parent = changes.get("parent_asset_id")
+        if parent is not None and parent != asset.parent_asset_id:
+            await self._check_parent(db, ctx, asset.id, parent)
+        if "meters" in changes:
+            changes["meters"] = _meters(changes["meters"], asset.meters)
+        before = FIELDS.audited(asset, AUDITED)
+        for column, value in changes.items():
+            setattr(asset, column, value)
+        changed = diff(before, FIELDS.audited(asset, AUDITED))
+        if changed:
+            asset.updated_at = clock.now()
+            await audit_change(db, ctx, (ENTITY, asset.id), "asset.updated", changed)
+        await db.flush()
+        return _read(FIELDS.of(asset))
+
+    async def delete(
+        self, db: AsyncSession, ctx: ProjectContext, asset_id: str, *, force: bool
+    ) -> None:
+        """Soft delete. With open work orders or active schedules: 409 unless ``force``, which
+        pauses its schedules (its work orders stay as they are); children lose their parent."""
+        asset = await self.require(db, ctx, asset_id, lock=True)
+        if not force and await repo.in_use(db, ctx.project.id, asset.id):
+            raise AssetInUse()
+        paused = await repo.detach(db, ctx.project.id, asset.id)
+        now = clock.now()
+        asset.deleted_at = now
+        asset.updated_at = now
+        changes: dict[str, Any] = {"deletedAt": [None, clock.iso(now)]}
+        if paused:
+            changes["pausedSchedules"] = [None, paused]
+        await audit_change(db, ctx, (ENTITY, asset.id), "asset.deleted", changes)
+        await db.flush()
+
+    async def record_reading(
+        self, db: AsyncSession, ctx: ProjectContext, asset_id: str, body: ReadingCreate
+    ) -> dict[str, Any]:
+        """Keep the reading; it becomes the meter's last one unless an earlier time was given
+        (non-cumulative meters may be back-filled). Cumulative meters never go backwards:
+        neither a smaller value nor a time before the last reading (400)."""
+        asset = await self.require(db, ctx, asset_id, lock=True)
+        now = clock.now()
+        read_at = body.read_at or now
+        if read_at > now:
+            raise invalid("readAt", "a reading cannot be in the future")
+        meters = [dict(meter) for meter in asset.meters]
+        meter = next((m for m in meters if m["type"] == body.meter_type), None)
+        if meter is None:
+            raise invalid("meterType", "this asset has no meter of this type")
+        value = Decimal(str(body.value)).quantize(Decimal("0.0001"))
+        last_at = (
+            datetime.fromisoformat(meter["lastReadingAt"]) if meter.get("lastReadingAt") else None
+        )
+        if meter.get("cumulative", True) and meter.get("lastReading") is not None and last_at:
+            if read_at < last_at:
+                raise invalid("readAt", "a cumulative meter's readings are recorded in order")
+            if value < Decimal(str(meter["lastReading"])):
+                raise invalid("value", "a cumulative meter's reading cannot go backwards")
+        reading = {
+            "id": new_id(),
+            "asset_id": asset.id,
+            "project_id": ctx.project.id,
+            "meter_type": body.meter_type,
+            "value": value,
+            "read_at": read_at,
+            "recorded_by": ctx.user_id,
+            "created_at": now,
+        }
+        await repo.add_reading(db, reading)
+        if last_at is None or read_at >= last_at:
+            meter["lastReading"] = float(value)
+            meter["lastReadingAt"] = clock.iso(read_at)
+            asset.meters = meters
+            asset.updated_at = now
+            await maintenance.meter_read(db, ctx, asset.id, body.meter_type, value, read_at)
+        await audit_change(
+            db,
+            ctx,
+            (ENTITY, asset.id),
+            "asset.meter_read",
+            {"meterType": [None, body.meter_type], "value": [None, str(value)]},
+        )
+        await db.flush()
+        return _reading(READING_FIELDS.read(reading))
+
+    async def readings(
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        asset_id: str,
+        meter_type: str | None,
+        page: PageParams,
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        asset = await self.require(db, ctx, asset_id)
+        rows, headers = page.finish(await repo.list_readings(db, asset.id, meter_type, page))
+        return [_reading(READING_FIELDS.row(row)) for row in rows], headers
+
+
+def _reading(values: dict[str, Any]) -> dict[str, Any]:
+    values["value"] = float(values["value"])
+    return values
+
+
+asset_service = AssetService()
