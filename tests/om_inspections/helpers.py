@@ -1,5 +1,4 @@
-"""Inspection tests: an O&M project, assets, templates, runs and photos, through HTTP where
-a route exists."""
+"""Inspection tests: templates, runs and photos through HTTP."""
 
 from __future__ import annotations
 
@@ -10,11 +9,7 @@ from typing import Any
 import httpx
 from PIL import Image
 
-from plumbline.db import database
-from plumbline.kit import clock
-from plumbline.kit.ids import new_id
-from plumbline.models import Asset
-from tests.factories import World, make_world, set_project
+from tests.factories import World, create_asset
 
 FIRE_WALK = {
     "name": "Monthly fire-safety walk",
@@ -47,32 +42,6 @@ def templates_url(project_id: str) -> str:
 
 def runs_url(project_id: str) -> str:
     return f"/api/v1/projects/{project_id}/om/inspection-runs"
-
-
-async def om_world(plan: str = "trial") -> World:
-    world = await make_world(plan)
-    await set_project(world.project.id, operations_mode=True)
-    return world
-
-
-async def create_asset(world: World, *, tag: str | None = None, name: str = "Fire pump P-1") -> str:
-    now = clock.now()
-    asset = Asset(
-        id=new_id(),
-        project_id=world.project.id,
-        workspace_id=world.workspace.id,
-        tag=tag or f"FP-{new_id()[-6:]}",
-        name=name,
-        location="Basement pump room",
-        status="ACTIVE",
-        meters=[],
-        created_at=now,
-        updated_at=now,
-    )
-    async with database.sessionmaker() as db:
-        db.add(asset)
-        await db.commit()
-    return asset.id
 
 
 async def create_template(
@@ -132,3 +101,9 @@ async def add_photo(
     )
     assert complete.status_code == 200, complete.text
     return {**complete.json(), "uploadId": target["uploadId"]}
+
+
+async def asset_id(client: httpx.AsyncClient, world: World, **body: Any) -> str:
+    """The id of a new asset of the world's project (in the pump room unless told)."""
+    found = await create_asset(client, world, **({"location": "Basement pump room"} | body))
+    return str(found["id"])

@@ -22,6 +22,7 @@ from tests.factories import (
     create_api_key,
     external,
     key_headers,
+    om_world,
     set_project,
     set_workspace,
 )
@@ -29,7 +30,6 @@ from tests.om_inspections.helpers import (
     FIRE_WALK,
     create_run,
     create_template,
-    om_world,
     runs_url,
 )
 

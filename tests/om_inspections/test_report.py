@@ -9,20 +9,19 @@ import httpx
 from pypdf import PdfReader
 
 from plumbline.kit import clock
-from tests.factories import World
+from tests.factories import World, om_world
 from tests.om_inspections.helpers import (
     add_photo,
-    create_asset,
+    asset_id,
     create_run,
     create_template,
-    om_world,
     png,
     runs_url,
 )
 
 
 async def _completed_run_with_photos(client: httpx.AsyncClient, world: World) -> dict:
-    asset = await create_asset(world, tag="FP-01", name="Fire pump P-1")
+    asset = await asset_id(client, world, tag="FP-01", name="Fire pump P-1")
     clock.set_now(datetime(2026, 3, 2, 10, 15, tzinfo=UTC))
     template = await create_template(client, world)
     run = await create_run(client, world, template["id"], asset_id=asset)

@@ -11,13 +11,12 @@ import httpx
 import pytest
 
 from plumbline.kit import clock
-from tests.factories import QueryCounter, World, audit_entries
+from tests.factories import QueryCounter, World, audit_entries, om_world
 from tests.om_inspections.helpers import (
     FIRE_WALK,
-    create_asset,
+    asset_id,
     create_run,
     create_template,
-    om_world,
     runs_url,
     templates_url,
 )
@@ -51,7 +50,7 @@ async def test_start_save_and_complete_with_a_failed_item(
     client: httpx.AsyncClient, world: World
 ) -> None:
     world = await om_world()
-    asset = await create_asset(world)
+    asset = await asset_id(client, world)
     clock.set_now(datetime(2026, 1, 20, 9, 0, tzinfo=UTC))
     template = await create_template(client, world)
     run = await create_run(client, world, template["id"], asset_id=asset)
@@ -275,7 +274,7 @@ async def test_runs_start_only_from_live_templates_and_assets_of_the_project(
     world = await om_world()
     other = await om_world()
     foreign_template = await create_template(client, other)
-    foreign_asset = await create_asset(other)
+    foreign_asset = await asset_id(client, other)
     template = await create_template(client, world)
     url = runs_url(world.project.id)
     headers = world.member.headers
@@ -343,7 +342,7 @@ async def test_list_filters_and_fixed_queries(client: httpx.AsyncClient, world: 
     world = await om_world()
     template = await create_template(client, world)
     other_template = await create_template(client, world)
-    asset = await create_asset(world)
+    asset = await asset_id(client, world)
     first = await create_run(client, world, template["id"], asset_id=asset)
     url = runs_url(world.project.id)
     with QueryCounter() as one:

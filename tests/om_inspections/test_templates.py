@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from plumbline.kit import clock
-from tests.factories import QueryCounter, World, audit_entries
-from tests.om_inspections.helpers import FIRE_WALK, create_template, om_world, templates_url
+from tests.factories import QueryCounter, World, audit_entries, om_world
+from tests.om_inspections.helpers import FIRE_WALK, create_template, templates_url
 
 
 async def test_create_returns_every_field_and_keeps_item_ids(

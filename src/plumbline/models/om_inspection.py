@@ -8,8 +8,9 @@ from plumbline.db import Base, IdMixin, IdType, JSONType
 
 
 class InspectionTemplate(IdMixin, Base):
-    """A recurring inspection (a checklist of items); ``items`` are stored whole. Due dates
-    count whole periods from ``anchor_at`` so month ends keep their day (31 Jan, 28 Feb, 31 Mar)."""
+    """A recurring inspection (a checklist of items); ``items`` are stored whole. ``anchor_day``
+    is the day of the month the monthly frequencies return to (31 Jan, 28 Feb, 31 Mar), as for
+    maintenance schedules."""
 
     __tablename__ = "inspection_templates"
     __table_args__ = (
@@ -23,8 +24,7 @@ class InspectionTemplate(IdMixin, Base):
     description: Mapped[str | None] = mapped_column(Text)
     frequency: Mapped[str] = mapped_column(String(20))
     interval_days: Mapped[int | None]
-    anchor_at: Mapped[datetime]
-    periods: Mapped[int] = mapped_column(default=0)
+    anchor_day: Mapped[int]
     next_due_at: Mapped[datetime]
     items: Mapped[list[dict[str, Any]]] = mapped_column(JSONType)
     created_by: Mapped[str | None] = mapped_column(IdType)

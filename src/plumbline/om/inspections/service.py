@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,7 +26,6 @@ from plumbline.models import InspectionRun, InspectionTemplate
 from plumbline.om.errors import AssetNotFound
 from plumbline.om.inspections import report
 from plumbline.om.inspections import repository as repo
-from plumbline.om.inspections.due import due_at, periods_after
 from plumbline.om.inspections.errors import (
     ExternalCannotReassign,
     ExternalCannotStartRuns,
@@ -46,6 +46,7 @@ from plumbline.om.inspections.schemas import (
     TemplateItem,
     TemplateUpdate,
 )
+from plumbline.om.recurrence import advance, local_day, zone
 from plumbline.records import soft_delete
 from plumbline.records.repository import assignable
 from plumbline.records.uploads import Uploads
@@ -55,6 +56,7 @@ RUN = "inspection_run"
 PHOTOS = Uploads(PHOTO_ENTITY, max_bytes=15 * 1024 * 1024, max_count=60)
 TEMPLATE_AUDITED = ("name", "description", "frequency", "intervalDays", "nextDueAt", "items")
 REPORT_PHOTOS = 24
+MAX_CATCH_UP = 1000
 RUN_AUDITED = ("assetId", "assigneeId", "results", "signedBy")
 # The outcomes each item type takes (NA everywhere: "not applicable" answers any item).
 OUTCOMES = {
@@ -95,6 +97,19 @@ def _answered(item: dict[str, Any], result: dict[str, Any] | None) -> bool:
     return False
 
 
+def next_walk(template: InspectionTemplate, done_at: datetime, tz: ZoneInfo) -> datetime:
+    """The due date after a walk at ``done_at``: one interval after the current due date (an
+    early walk does not move the calendar), or, when walks were missed, the first due date still
+    ahead of ``done_at`` (missed walks are not owed twice)."""
+    due = template.next_due_at
+    for _ in range(MAX_CATCH_UP):
+        due = advance(due, template.frequency, template.interval_days, template.anchor_day, tz)
+        if due > done_at:
+            return due
+    # Years of missed daily walks: start again one interval after this one.
+    return advance(done_at, template.frequency, template.interval_days, template.anchor_day, tz)
+
+
 def _check_interval(frequency: str, interval_days: int | None) -> None:
     if frequency == "CUSTOM" and interval_days is None:
         raise InvalidField.one("intervalDays", "required for a CUSTOM frequency")
@@ -130,7 +145,10 @@ class InspectionService:
         """The first walk is due at ``nextDueAt``, else one period from now."""
         _check_interval(body.frequency, body.interval_days)
         now = clock.now()
-        anchor = body.next_due_at or due_at(now, body.frequency, body.interval_days, 1)
+        tz = zone(ctx.project.timezone)
+        first = body.next_due_at or advance(
+            now, body.frequency, body.interval_days, local_day(now, tz).day, tz
+        )
         template = InspectionTemplate(
             id=new_id(),
             project_id=ctx.project.id,
@@ -139,9 +157,8 @@ class InspectionService:
             description=body.description,
             frequency=body.frequency,
             interval_days=body.interval_days,
-            anchor_at=anchor,
-            periods=0,
-            next_due_at=anchor,
+            anchor_day=local_day(first, tz).day,
+            next_due_at=first,
             items=_items(body.items),
             created_by=ctx.user_id,
             created_at=now,
@@ -156,8 +173,8 @@ class InspectionService:
     async def update_template(
         self, db: AsyncSession, ctx: ProjectContext, template_id: str, body: TemplateUpdate
     ) -> dict[str, Any]:
-        """A new frequency, interval or due date restarts the count of periods from the due
-        date; new items apply to the runs started afterwards."""
+        """A new frequency, interval or due date re-anchors on the due date's day; new items
+        apply to the runs started afterwards."""
         template = await self._template(db, ctx, template_id)
         sent = body.model_fields_set
         before = TEMPLATE_FIELDS.audited(template, TEMPLATE_AUDITED)
@@ -174,9 +191,8 @@ class InspectionService:
         if sent & {"frequency", "interval_days", "next_due_at"}:
             template.frequency = str(frequency)
             template.interval_days = interval
-            template.anchor_at = body.next_due_at or template.next_due_at
-            template.periods = 0
-            template.next_due_at = template.anchor_at
+            template.next_due_at = body.next_due_at or template.next_due_at
+            template.anchor_day = local_day(template.next_due_at, zone(ctx.project.timezone)).day
         changes = diff(before, TEMPLATE_FIELDS.audited(template, TEMPLATE_AUDITED))
         if changes:
             template.updated_at = clock.now()
@@ -428,16 +444,7 @@ class InspectionService:
         advanced: dict[str, Any] = {}
         if template is not None:
             previous = template.next_due_at
-            template.periods = periods_after(
-                template.anchor_at,
-                template.frequency,
-                template.interval_days,
-                template.periods,
-                now,
-            )
-            template.next_due_at = due_at(
-                template.anchor_at, template.frequency, template.interval_days, template.periods
-            )
+            template.next_due_at = next_walk(template, now, zone(ctx.project.timezone))
             advanced = {"templateNextDueAt": [clock.iso(previous), clock.iso(template.next_due_at)]}
         await db.flush()
         changes = {
