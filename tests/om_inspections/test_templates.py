@@ -9,7 +9,13 @@ import pytest
 
 from plumbline.kit import clock
 from tests.factories import QueryCounter, World, audit_entries, om_world
-from tests.om_inspections.helpers import FIRE_WALK, create_template, templates_url
+from tests.om_inspections.helpers import (
+    FIRE_WALK,
+    create_run,
+    create_template,
+    runs_url,
+    templates_url,
+)
 
 
 async def test_create_returns_every_field_and_keeps_item_ids(
@@ -59,7 +65,7 @@ async def test_create_returns_every_field_and_keeps_item_ids(
         ("CUSTOM", 10, "2026-02-09T08:00:00.000Z"),
     ],
 )
-async def test_first_due_one_period_after_creation_without_next_due_at(
+async def test_due_now_without_next_due_at_then_one_interval_per_walk(
     client: httpx.AsyncClient, world: World, frequency: str, interval: int | None, due: str
 ) -> None:
     world = await om_world()
@@ -67,8 +73,48 @@ async def test_first_due_one_period_after_creation_without_next_due_at(
     body = {**FIRE_WALK, "frequency": frequency, "intervalDays": interval}
     body.pop("nextDueAt")
     template = await create_template(client, world, body)
-    assert template["nextDueAt"] == due
+    assert template["nextDueAt"] == "2026-01-30T08:00:00.000Z"
     assert template["intervalDays"] == interval
+    run = await create_run(client, world, template["id"])
+    url = f"{runs_url(world.project.id)}/{run['id']}"
+    answers = [{"itemId": "exits", "outcome": "PASS"}, {"itemId": "ext", "outcome": "PASS"}]
+    answers.append({"itemId": "panel", "outcome": "DONE"})
+    await client.patch(url, json={"results": answers}, headers=world.member.headers)
+    assert (await client.post(f"{url}/complete", headers=world.member.headers)).status_code == 200
+    got = await client.get(
+        f"{templates_url(world.project.id)}/{template['id']}", headers=world.member.headers
+    )
+    assert got.json()["nextDueAt"] == due
+
+
+async def test_due_dates_keep_the_project_wall_clock(client: httpx.AsyncClient) -> None:
+    """New York: due 9:00 local on 31 Jan (EST, 14:00 UTC); a month later 9:00 local is
+    still 14:00 UTC, and after the March change to EDT it is 13:00 UTC."""
+    world = await om_world(timezone="America/New_York")
+    clock.set_now(datetime(2026, 1, 31, 15, 0, tzinfo=UTC))
+    template = await create_template(
+        client, world, {**FIRE_WALK, "nextDueAt": "2026-01-31T14:00:00Z"}
+    )
+    dues = []
+    for when in (
+        datetime(2026, 1, 31, 15, 0, tzinfo=UTC),
+        datetime(2026, 2, 28, 15, 0, tzinfo=UTC),
+    ):
+        clock.set_now(when)
+        run = await create_run(client, world, template["id"])
+        url = f"{runs_url(world.project.id)}/{run['id']}"
+        answers = [
+            {"itemId": "exits", "outcome": "PASS"},
+            {"itemId": "ext", "outcome": "NA"},
+            {"itemId": "panel", "outcome": "DONE"},
+        ]
+        await client.patch(url, json={"results": answers}, headers=world.member.headers)
+        await client.post(f"{url}/complete", headers=world.member.headers)
+        got = await client.get(
+            f"{templates_url(world.project.id)}/{template['id']}", headers=world.member.headers
+        )
+        dues.append(got.json()["nextDueAt"])
+    assert dues == ["2026-02-28T14:00:00.000Z", "2026-03-31T13:00:00.000Z"]
 
 
 @pytest.mark.parametrize(

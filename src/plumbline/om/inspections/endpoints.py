@@ -42,7 +42,7 @@ async def list_inspection_templates(ctx: CanReadOm, db: DB, page: Page) -> ORJSO
 async def create_inspection_template(
     ctx: CanSetupOm, db: DB, body: TemplateCreate
 ) -> ORJSONResponse:
-    """Create an inspection template (MANAGER+); first due at nextDueAt, else one period on."""
+    """Create an inspection template (MANAGER+); first due at nextDueAt, else now."""
     return ORJSONResponse(await inspections.create_template(db, ctx, body))
 
 

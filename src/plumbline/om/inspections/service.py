@@ -142,13 +142,12 @@ class InspectionService:
     async def create_template(
         self, db: AsyncSession, ctx: ProjectContext, body: TemplateCreate
     ) -> dict[str, Any]:
-        """The first walk is due at ``nextDueAt``, else one period from now."""
+        """The first walk is due at ``nextDueAt``, else now (due today), as for maintenance
+        schedules."""
         _check_interval(body.frequency, body.interval_days)
         now = clock.now()
         tz = zone(ctx.project.timezone)
-        first = body.next_due_at or advance(
-            now, body.frequency, body.interval_days, local_day(now, tz).day, tz
-        )
+        first = body.next_due_at or now
         template = InspectionTemplate(
             id=new_id(),
             project_id=ctx.project.id,
