@@ -21,6 +21,7 @@ from plumbline.issue.endpoints import router as issue_router
 from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
 from plumbline.om.assets.endpoints import router as om_assets_router
+from plumbline.om.fm_dashboard.endpoints import router as fm_dashboard_router
 from plumbline.om.inspections.endpoints import runs as inspection_run_router
 from plumbline.om.inspections.endpoints import templates as inspection_template_router
 from plumbline.om.maintenance.endpoints import router as om_maintenance_router
@@ -49,6 +50,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, om_maintenance_router),
     (API_V1, inspection_template_router),
     (API_V1, inspection_run_router),
+    (API_V1, fm_dashboard_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
     (API_V1, internal_router),
