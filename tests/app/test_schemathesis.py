@@ -49,6 +49,8 @@ BODY_REFERENCES = {
     "folderId": "folderId",
     "parentId": "folderId",
     "projectId": "projectId",
+    "assetId": "assetId",
+    "parentAssetId": "assetId",
 }
 # Calls that would end the fuzzer's own session or delete the tenant it works in, and streams.
 EXCLUDED = [
@@ -99,7 +101,14 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
     assert put.status_code == 200, put.text
     file = post("/files/complete-upload", {"uploadId": target["uploadId"]})
     key = post(f"{project}/api-keys", {"name": "fuzzed", "scopes": ["issues:read"]})
+    asset = post(f"{project}/om/assets", {"tag": "FUZZ-1", "name": "Fuzzed asset"})
+    schedule = post(
+        f"{project}/om/maintenance",
+        {"assetId": asset["id"], "title": "Fuzzed schedule", "frequency": "MONTHLY"},
+    )
     return {
+        "assetId": asset["id"],
+        "scheduleId": schedule["id"],
         "issueId": post(f"{project}/issues", {"title": "Fuzzed issue"})["id"],
         "rfiId": post(f"{project}/rfi", {"title": "Fuzzed RFI"})["id"],
         "punchId": post(f"{project}/punch", {"title": "Fuzzed punch item"})["id"],

@@ -22,9 +22,11 @@ from plumbline.kit.ids import new_id
 from plumbline.kit.middleware import RequestContextMiddleware
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.models import (
+    Asset,
     AuthSession,
     File,
     Folder,
+    MaintenanceCompletion,
     Membership,
     ProjectMember,
     PunchItemAssignee,
@@ -33,7 +35,15 @@ from plumbline.models import (
     Workspace,
 )
 from plumbline.routing import make_router
-from tests.factories import World, add_member, create_user
+from tests.factories import (
+    World,
+    add_member,
+    create_asset,
+    create_schedule,
+    create_user,
+    om_url,
+    set_project,
+)
 
 
 def _user(email: str) -> User:
@@ -86,6 +96,26 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
             disciplines=[],
             current_version=0,
             version_seq=0,
+        ),
+        "uq_assets_project_tag_live": lambda: Asset(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            tag=ids["assetTag"],
+            name="Twin",
+            status="ACTIVE",
+            meters=[],
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_maintenance_completions_work_order_id": lambda: MaintenanceCompletion(
+            schedule_id=ids["scheduleId"],
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            work_order_id=ids["workOrderId"],
+            due_at=now,
+            completed_at=now,
+            on_time=True,
+            created_at=now,
         ),
     }
     return rows[case]()
@@ -197,7 +227,23 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
     assert (rfi.status_code, punch.status_code) == (200, 200), (rfi.text, punch.text)
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
+    await set_project(world.project.id, operations_mode=True)
+    asset = await create_asset(client, world)
+    schedule = await create_schedule(client, world, asset["id"])
+    generated = await client.post(
+        om_url(world.project, "/maintenance/generate-work-orders"), headers=headers
+    )
+    [work_order_id] = generated.json()["created"]
+    completed = await client.post(
+        om_url(world.project, f"/maintenance/{schedule['id']}/complete"),
+        json={"workOrderId": work_order_id},
+        headers=headers,
+    )
+    assert completed.status_code == 200, completed.text
     return {
+        "assetTag": asset["tag"],
+        "scheduleId": schedule["id"],
+        "workOrderId": work_order_id,
         "email": world.member.user.email,
         "slug": world.workspace.slug,
         "userId": world.member.id,

@@ -61,6 +61,15 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     assert {p["status"] for p in proposals} == {"DRAFT"} and len(proposals) == 2
     assert any(p["items"] and p["total"] != "0.00" for p in proposals)
 
+    assets = await _list(client, key, f"{base}/om/assets")
+    assert len(assets) == 3 and any(a["meters"] and a["meters"][0]["lastReading"] for a in assets)
+    schedules = await _list(client, key, f"{base}/om/maintenance")
+    assert {s["health"] for s in schedules} == {"OVERDUE", "DUE_SOON"}
+    assert any(s["dueLabel"] == "Meter/calendar" and s["meterDueAt"] for s in schedules)
+    preventive = [i for i in issues if i["maintenanceScheduleId"]]
+    assert len(preventive) == 2  # the overdue one and the meter-due one
+    assert all(i["workOrderType"] == "PREVENTIVE" for i in preventive)
+
     files = await _list(client, key, f"{base}/files")
     assert [(f["name"], f["version"]) for f in files] == [("A-201 Level 3 Floor Plan.pdf", 2)]
     drawing = files[0]

@@ -26,6 +26,7 @@ async def populate(api: Api, project_id: str) -> None:
     await _punch(api, base, drawing)
     await _field_reports(api, base)
     await _proposals(api, base)
+    await _maintenance(api, base)
 
 
 async def _drawings(api: Api, project_id: str) -> dict[str, Any]:
@@ -231,3 +232,67 @@ async def _proposals(api: Api, base: str) -> None:
         json={"title": "Lobby refresh", "validUntil": f"{_day(45)}T23:59:59Z",
               "clientName": "Harbor View Dental"},
     )  # fmt: skip
+
+
+async def _maintenance(api: Api, base: str) -> None:
+    """Operations mode on; plant with meters; schedules (one overdue, one due soon, one on a
+    run-hour meter that a reading has made due); the preventive work orders due today."""
+    await api("PATCH", f"{base}/settings", json={"operationsMode": True})
+    om = f"{base}/om"
+    chiller = await api(
+        "POST",
+        f"{om}/assets",
+        json={"tag": "CH-01", "name": "Chiller 1", "category": "HVAC", "manufacturer": "Trane",
+              "model": "CVHF 570", "serialNumber": "L19K04211", "location": "Roof plant room",
+              "installDate": "2019-06-14", "warrantyExpires": "2029-06-14",
+              "meters": [{"type": "RUN_HOURS", "unit": "h"},
+                         {"type": "LEAVING_WATER_TEMP", "unit": "C", "cumulative": False}]},
+    )  # fmt: skip
+    ahu = await api(
+        "POST",
+        f"{om}/assets",
+        json={"tag": "AHU-02", "name": "Air handling unit 2", "category": "HVAC",
+              "manufacturer": "Daikin", "location": "Roof, mechanical yard",
+              "parentAssetId": chiller["id"]},
+    )  # fmt: skip
+    pump = await api(
+        "POST",
+        f"{om}/assets",
+        json={"tag": "FP-01", "name": "Fire pump", "category": "Fire protection",
+              "manufacturer": "Aurora", "location": "Basement, fire pump room",
+              "meters": [{"type": "RUN_HOURS", "unit": "h"}]},
+    )  # fmt: skip
+    await api(
+        "POST",
+        f"{om}/maintenance",
+        json={"assetId": ahu["id"], "title": "Replace AHU-2 filters", "frequency": "QUARTERLY",
+              "basis": "FIXED", "nextDueAt": f"{_day(-3)}T15:00:00Z", "priority": "HIGH",
+              "checklist": [{"label": "Replace pre-filters"}, {"label": "Replace bag filters"},
+                            {"label": "Record pressure drop"}]},
+    )  # fmt: skip
+    await api(
+        "POST",
+        f"{om}/maintenance",
+        json={"assetId": pump["id"], "title": "Weekly fire pump churn test",
+              "frequency": "WEEKLY", "nextDueAt": f"{_day(4)}T14:00:00Z",
+              "checklist": [{"label": "Run 10 minutes at churn"}, {"label": "Log pressures"}]},
+    )  # fmt: skip
+    await api(
+        "POST",
+        f"{om}/maintenance",
+        json={"assetId": chiller["id"], "title": "Chiller oil analysis",
+              "frequency": "ANNUAL", "nextDueAt": f"{_day(200)}T15:00:00Z",
+              "meterType": "RUN_HOURS", "meterInterval": 2000},
+    )  # fmt: skip
+    for value in (1250, 2400):
+        await api(
+            "POST",
+            f"{om}/assets/{chiller['id']}/meter-readings",
+            json={"meterType": "RUN_HOURS", "value": value},
+        )
+    await api(
+        "POST",
+        f"{om}/assets/{chiller['id']}/meter-readings",
+        json={"meterType": "LEAVING_WATER_TEMP", "value": 6.7},
+    )
+    await api("POST", f"{om}/maintenance/generate-work-orders")

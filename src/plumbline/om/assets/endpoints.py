@@ -52,9 +52,7 @@ async def get_asset(ctx: CanReadOm, db: DB, assetId: str) -> ORJSONResponse:
 
 
 @router.patch("/{assetId}", response_model=AssetRead)
-async def update_asset(
-    ctx: CanSetupOm, db: DB, assetId: str, body: AssetUpdate
-) -> ORJSONResponse:
+async def update_asset(ctx: CanSetupOm, db: DB, assetId: str, body: AssetUpdate) -> ORJSONResponse:
     """Update an asset (MANAGER+): only the fields sent; ``meters`` as a whole list."""
     return ORJSONResponse(await asset_service.update(db, ctx, assetId, body))
 

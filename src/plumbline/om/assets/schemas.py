@@ -10,6 +10,7 @@ from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
 from plumbline.kit.schema import CalendarDay, Flag, Number, Patch, Schema
+from plumbline.om.schema import Instant
 
 AssetStatus = Literal["ACTIVE", "INACTIVE", "RETIRED"]
 Ref = Annotated[str, StringConstraints(min_length=1, max_length=32)]
@@ -114,7 +115,7 @@ class AssetRead(BaseModel):
 class ReadingCreate(Schema):
     meter_type: MeterType
     value: MeterValue
-    read_at: datetime | None = None
+    read_at: Instant | None = None
 
 
 class ReadingRead(BaseModel):

@@ -1,4 +1,4 @@
-"""Maintenance schedules and their preventive work orders: ``/projects/{projectId}/om/maintenance``."""
+"""Maintenance schedules and their preventive work orders: ``.../om/maintenance``."""
 
 from typing import Annotated
 

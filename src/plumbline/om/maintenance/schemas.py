@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, StringConstraints, model_validator
 from plumbline.issue.schemas import ChecklistItem
 from plumbline.kit.schema import Flag, Number, Patch, Schema, Title
 from plumbline.om.recurrence import MAX_INTERVAL_DAYS
+from plumbline.om.schema import Instant
 
 Frequency = Literal[
     "DAILY", "WEEKLY", "BIWEEKLY", "MONTHLY", "QUARTERLY", "SEMI_ANNUAL", "ANNUAL", "CUSTOM"
@@ -33,7 +34,7 @@ class ScheduleCreate(Schema):
     description: Description | None = None
     interval_days: IntervalDays | None = None
     basis: Basis = "FLOATING"
-    next_due_at: datetime | None = Field(
+    next_due_at: Instant | None = Field(
         default=None, description="The first due (default: now, so it is due today)"
     )
     assignee_id: Ref | None = None
@@ -87,7 +88,7 @@ class ScheduleUpdate(Patch):
     description: Description | None = None
     interval_days: IntervalDays | None = None
     basis: Basis | None = None
-    next_due_at: datetime | None = None
+    next_due_at: Instant | None = None
     assignee_id: Ref | None = None
     priority: Priority | None = None
     meter_type: MeterType | None = None
@@ -133,7 +134,7 @@ class ScheduleRead(BaseModel):
 class CompleteBody(Schema):
     notes: Annotated[str, Field(max_length=20000)] | None = None
     work_order_id: Ref | None = None
-    completed_at: datetime | None = None
+    completed_at: Instant | None = None
 
 
 class CompletionRead(BaseModel):
