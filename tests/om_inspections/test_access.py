@@ -140,7 +140,7 @@ async def test_contractors_work_only_on_runs_assigned_to_them(
     other = await create_run(client, world, template["id"])
     base = runs_url(world.project.id)
     listed = await client.get(base, headers=contractor.headers)
-    assert [r["id"] for r in listed.json()] == [theirs["id"]]
+    assert [r["id"] for r in listed.json()] == [theirs["id"]]  # not the member's
     assert (
         await client.get(f"{base}/{other['id']}", headers=contractor.headers)
     ).status_code == 404
@@ -151,7 +151,12 @@ async def test_contractors_work_only_on_runs_assigned_to_them(
     started = await client.post(
         base, json={"templateId": template["id"]}, headers=contractor.headers
     )
-    assert started.status_code == 403
+    assert started.status_code == 200, started.text
+    assert started.json()["assigneeId"] == contractor.user.id
+    other_assignee = {"templateId": template["id"], "assigneeId": world.member.user.id}
+    assert (
+        await client.post(base, json=other_assignee, headers=contractor.headers)
+    ).status_code == 403
     results = [
         {"itemId": "exits", "outcome": "PASS"},
         {"itemId": "ext", "outcome": "PASS"},

@@ -20,10 +20,6 @@ class RunCompleted(Conflict):
         super().__init__(code="RUN_COMPLETED")
 
 
-class ExternalCannotStartRuns(Forbidden):
-    message = "External collaborators work only on the inspection runs assigned to them"
-
-
 class ExternalCannotReassign(Forbidden):
     message = "External collaborators cannot change who an inspection run is assigned to"
 

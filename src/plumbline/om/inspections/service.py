@@ -28,7 +28,6 @@ from plumbline.om.inspections import report
 from plumbline.om.inspections import repository as repo
 from plumbline.om.inspections.errors import (
     ExternalCannotReassign,
-    ExternalCannotStartRuns,
     InvalidField,
     RunCompleted,
     RunNotFound,
@@ -280,12 +279,15 @@ class InspectionService:
         self, db: AsyncSession, ctx: ProjectContext, body: RunCreate
     ) -> dict[str, Any]:
         """A DRAFT run of a live template of this project (404 otherwise), with a copy of its
-        items."""
+        items. A collaborator's run is assigned to them (they work only on their own)."""
+        assignee = body.assignee_id
         if ctx.is_external:
-            raise ExternalCannotStartRuns()
+            if assignee not in (None, ctx.user_id):
+                raise ExternalCannotReassign()
+            assignee = ctx.user_id
         template = await self._template(db, ctx, body.template_id)
         await self._asset(db, ctx, body.asset_id)
-        await self._assignee(db, ctx, body.assignee_id)
+        await self._assignee(db, ctx, assignee)
         now = clock.now()
         run = InspectionRun(
             id=new_id(),
@@ -293,7 +295,7 @@ class InspectionService:
             workspace_id=ctx.workspace.id,
             template_id=template.id,
             asset_id=body.asset_id,
-            assignee_id=body.assignee_id,
+            assignee_id=assignee,
             status="DRAFT",
             template_name=template.name,
             items=list(template.items),
