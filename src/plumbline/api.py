@@ -22,6 +22,9 @@ from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
 from plumbline.occupant.endpoints import router as occupant_router
 from plumbline.om.assets.endpoints import router as om_assets_router
+from plumbline.om.fm_dashboard.endpoints import router as fm_dashboard_router
+from plumbline.om.inspections.endpoints import runs as inspection_run_router
+from plumbline.om.inspections.endpoints import templates as inspection_template_router
 from plumbline.om.maintenance.endpoints import router as om_maintenance_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
@@ -47,6 +50,9 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, occupant_router),
     (API_V1, om_assets_router),
     (API_V1, om_maintenance_router),
+    (API_V1, inspection_template_router),
+    (API_V1, inspection_run_router),
+    (API_V1, fm_dashboard_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
     (API_V1, internal_router),

@@ -51,6 +51,7 @@ BODY_REFERENCES = {
     "projectId": "projectId",
     "assetId": "assetId",
     "parentAssetId": "assetId",
+    "templateId": "templateId",
 }
 # Calls that would end the fuzzer's own session or delete the tenant it works in, and streams.
 EXCLUDED = [
@@ -106,7 +107,14 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
         f"{project}/om/maintenance",
         {"assetId": asset["id"], "title": "Fuzzed schedule", "frequency": "MONTHLY"},
     )
+    template = post(
+        f"{project}/om/inspection-templates",
+        {"name": "Fuzzed walk", "frequency": "MONTHLY", "items": [{"label": "Exit clear"}]},
+    )
+    run = post(f"{project}/om/inspection-runs", {"templateId": template["id"]})
     return {
+        "templateId": template["id"],
+        "runId": run["id"],
         "assetId": asset["id"],
         "scheduleId": schedule["id"],
         "issueId": post(f"{project}/issues", {"title": "Fuzzed issue"})["id"],

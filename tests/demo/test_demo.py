@@ -69,6 +69,15 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     preventive = [i for i in issues if i["maintenanceScheduleId"]]
     assert len(preventive) == 2  # the overdue one and the meter-due one
     assert all(i["workOrderType"] == "PREVENTIVE" for i in preventive)
+    [walk] = await _list(client, key, f"{base}/om/inspection-templates")
+    assert walk["name"] == "Monthly fire-safety walk" and walk["frequency"] == "MONTHLY"
+    runs = await _list(client, key, f"{base}/om/inspection-runs")
+    assert sorted(r["status"] for r in runs) == ["COMPLETED", "DRAFT"]
+    [done] = [r for r in runs if r["status"] == "COMPLETED"]
+    [follow_up] = done["followUpWorkOrders"]
+    assert next(i for i in issues if i["id"] == follow_up["id"])["workOrderType"] == (
+        "INSPECTION_FOLLOWUP"
+    )
 
     files = await _list(client, key, f"{base}/files")
     assert [(f["name"], f["version"]) for f in files] == [("A-201 Level 3 Floor Plan.pdf", 2)]

@@ -120,6 +120,9 @@ SETUP = {
     ("DELETE", "/assets/{assetId}"),
     ("POST", "/maintenance"),
     ("PATCH", "/maintenance/{scheduleId}"),
+    ("POST", "/inspection-templates"),
+    ("PATCH", "/inspection-templates/{templateId}"),
+    ("DELETE", "/inspection-templates/{templateId}"),
 }
 
 

@@ -27,6 +27,7 @@ async def populate(api: Api, project_id: str) -> None:
     await _field_reports(api, base)
     await _proposals(api, base)
     await _maintenance(api, base)
+    await _inspections(api, base)
 
 
 async def _drawings(api: Api, project_id: str) -> dict[str, Any]:
@@ -296,3 +297,55 @@ async def _maintenance(api: Api, base: str) -> None:
         json={"meterType": "LEAVING_WATER_TEMP", "value": 6.7},
     )
     await api("POST", f"{om}/maintenance/generate-work-orders")
+
+
+async def _inspections(api: Api, base: str) -> None:
+    """A monthly fire-safety walk: last month's walk of the fire pump room, completed with a
+    blocked exit (its follow-up work order raised), and this month's walk under way."""
+    om = f"{base}/om"
+    [pump] = await api("GET", f"{om}/assets", params={"q": "FP-01"})
+    template = await api(
+        "POST",
+        f"{om}/inspection-templates",
+        json={"name": "Monthly fire-safety walk", "frequency": "MONTHLY",
+              "description": "Escape routes, extinguishers, alarm panel and fire pump room.",
+              "nextDueAt": f"{_day(-2)}T09:00:00Z",
+              "items": [
+                  {"label": "Exit routes and stair doors clear", "type": "PASS_FAIL",
+                   "onFail": "CREATE_WORK_ORDER"},
+                  {"label": "Extinguishers in place, gauge in the green", "type": "PASS_FAIL",
+                   "onFail": "CREATE_WORK_ORDER"},
+                  {"label": "Fire alarm panel: no faults", "type": "CHECK"},
+                  {"label": "Fire pump suction pressure (bar)", "type": "NUMBER"},
+                  {"label": "Remarks", "type": "TEXT", "required": False},
+              ]},
+    )  # fmt: skip
+    items = [item["id"] for item in template["items"]]
+    done = await api(
+        "POST", f"{om}/inspection-runs", json={"templateId": template["id"], "assetId": pump["id"]}
+    )
+    await api(
+        "PATCH",
+        f"{om}/inspection-runs/{done['id']}",
+        json={"results": [
+            {"itemId": items[0], "outcome": "FAIL",
+             "note": "Stair B door at basement level wedged open with a pallet"},
+            {"itemId": items[1], "outcome": "PASS"},
+            {"itemId": items[2], "outcome": "DONE"},
+            {"itemId": items[3], "value": 3.4},
+            {"itemId": items[4], "value": "Pump room clean; jockey pump cycling normally."},
+        ]},
+    )  # fmt: skip
+    await api(
+        "POST",
+        f"{om}/inspection-runs/{done['id']}/complete",
+        json={"signedBy": "Dana Reyes, facilities manager"},
+    )
+    draft = await api(
+        "POST", f"{om}/inspection-runs", json={"templateId": template["id"], "assetId": pump["id"]}
+    )
+    await api(
+        "PATCH",
+        f"{om}/inspection-runs/{draft['id']}",
+        json={"results": [{"itemId": items[0], "outcome": "PASS"}]},
+    )

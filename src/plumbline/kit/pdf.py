@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
+from io import BytesIO
 
 from fpdf import FPDF
 from fpdf.enums import TableBordersLayout, XPos, YPos
@@ -130,6 +131,36 @@ class PdfDocument:
         if footer is not None:
             body.append(list(footer))
         self._table(headers, body, widths=widths, bold_last_row=footer is not None, align=align)
+
+    def thumbnails(
+        self, images: Sequence[tuple[bytes, str]], *, size: float = 40, gap: float = 5
+    ) -> None:
+        """Images as a grid of ``size`` mm squares (aspect kept), each with its caption below;
+        an image the PDF cannot embed shows a framed "no preview" box instead."""
+        pdf = self._pdf
+        per_row = max(1, int((self.width + gap) // (size + gap)))
+        caption_height = 8
+        for start in range(0, len(images), per_row):
+            if pdf.get_y() + size + caption_height > pdf.h - pdf.b_margin:
+                pdf.add_page()
+            top = pdf.get_y()
+            for column, (data, caption) in enumerate(images[start : start + per_row]):
+                left = pdf.l_margin + column * (size + gap)
+                try:
+                    pdf.image(BytesIO(data), x=left, y=top, w=size, h=size, keep_aspect_ratio=True)
+                except (
+                    Exception
+                ):  # any image fpdf2 cannot decode (HEIC, damaged) gets the placeholder
+                    pdf.set_draw_color(160, 160, 160)
+                    pdf.rect(left, top, size, size)
+                    pdf.set_xy(left, top + size / 2 - 3)
+                    pdf.set_font(_FONT, size=8)
+                    pdf.cell(size, 6, "no preview", align="C")
+                pdf.set_xy(left, top + size + 1)
+                pdf.set_font(_FONT, size=7)
+                pdf.multi_cell(size, 3, latin1(caption)[:80], align="C")
+            pdf.set_xy(pdf.l_margin, top + size + caption_height + 2)
+        self._pdf.set_font(_FONT, size=10)
 
     def output(self) -> bytes:
         return bytes(self._pdf.output())

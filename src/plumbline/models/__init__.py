@@ -24,6 +24,7 @@ from plumbline.models.om import (
     MaintenanceWorkOrder,
     MeterReading,
 )
+from plumbline.models.om_inspection import InspectionRun, InspectionTemplate
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
 from plumbline.models.punch import PunchItem, PunchItemAssignee
@@ -44,6 +45,8 @@ __all__ = [
     "FileLock",
     "FileVersion",
     "Folder",
+    "InspectionRun",
+    "InspectionTemplate",
     "Invite",
     "Issue",
     "IssueComment",

@@ -1,0 +1,19 @@
+"""The FM dashboard's response (built as a dict; this describes it in the OpenAPI)."""
+
+from pydantic import BaseModel
+
+
+class FmDashboardRead(BaseModel):
+    openWorkOrders: int
+    inProgressWorkOrders: int
+    openOccupantRequests: int
+    overdueMaintenance: int
+    maintenanceDueThisWeek: int
+    maintenanceDueSoon: int
+    pmCompliancePct: float | None
+    workOrderBacklogOver7Days: int
+    workOrderBacklogOver30Days: int
+    mttrHours: float | None
+    assetsTracked: int
+    overdueInspections: int
+    failedInspectionsLast30Days: int

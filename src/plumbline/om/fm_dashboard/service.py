@@ -1,0 +1,68 @@
+"""The FM dashboard (PRODUCT §9): each figure is defined in ``docs/om.md``; days are the
+project's (its time zone), instants come from the injected clock."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.authz.project import ProjectContext
+from plumbline.kit import clock
+from plumbline.om.fm_dashboard import repository as repo
+from plumbline.om.recurrence import DUE_SOON_DAYS, end_of_day, local_day, zone
+
+ORDER = (
+    "openWorkOrders",
+    "inProgressWorkOrders",
+    "openOccupantRequests",
+    "overdueMaintenance",
+    "maintenanceDueThisWeek",
+    "maintenanceDueSoon",
+    "pmCompliancePct",
+    "workOrderBacklogOver7Days",
+    "workOrderBacklogOver30Days",
+    "mttrHours",
+    "assetsTracked",
+    "overdueInspections",
+    "failedInspectionsLast30Days",
+)
+
+
+def _one_decimal(value: Any) -> float | None:
+    if value is None:
+        return None
+    return float(Decimal(str(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def window(ctx: ProjectContext) -> repo.Window:
+    now = clock.now()
+    tz = zone(ctx.project.timezone)
+    today = local_day(now, tz)
+    sunday = today + timedelta(days=6 - today.weekday())
+    return repo.Window(
+        now=now,
+        start_of_today=end_of_day(today - timedelta(days=1), tz),
+        end_of_week=end_of_day(sunday, tz),
+        end_of_due_soon=end_of_day(today + timedelta(days=DUE_SOON_DAYS), tz),
+        week_ago=now - timedelta(days=7),
+        month_ago=now - timedelta(days=30),
+    )
+
+
+class FmDashboardService:
+    async def figures(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        found = await repo.figures(db, ctx.project.id, window(ctx))
+        # Compliance: on-time completions against everything that was due in the window,
+        # i.e. the completions plus what is overdue and not done.
+        due = found["completions"] + found["overdueMaintenance"]
+        found["pmCompliancePct"] = (
+            _one_decimal(Decimal(100 * found["onTime"]) / due) if due else None
+        )
+        found["mttrHours"] = _one_decimal(found["mttrHours"])
+        return {name: found[name] for name in ORDER}
+
+
+fm_dashboard = FmDashboardService()

@@ -1,0 +1,155 @@
+from typing import Annotated
+
+from fastapi import Body, Query
+from fastapi.responses import Response
+
+from plumbline.db import DB, UoW
+from plumbline.file.endpoints import errors
+from plumbline.issue.schemas import UploadTarget
+from plumbline.kit.pagination import Page
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import Ok
+from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
+from plumbline.om.inspections.schemas import (
+    PhotoComplete,
+    PhotoPresign,
+    RunComplete,
+    RunCreate,
+    RunPhoto,
+    RunRead,
+    RunStatus,
+    RunUpdate,
+    TemplateCreate,
+    TemplateRead,
+    TemplateUpdate,
+)
+from plumbline.om.inspections.service import inspections
+from plumbline.routing import make_router, read_only
+
+templates = make_router(prefix="/projects/{projectId}/om/inspection-templates", tags=["om"])
+runs = make_router(prefix="/projects/{projectId}/om/inspection-runs", tags=["om"])
+
+
+@templates.get("", response_model=list[TemplateRead])
+@read_only
+async def list_inspection_templates(ctx: CanReadOm, db: DB, page: Page) -> ORJSONResponse:
+    """List the project's inspection templates, newest first."""
+    rows, headers = await inspections.list_templates(db, ctx, page)
+    return ORJSONResponse(rows, headers=headers)
+
+
+@templates.post("", response_model=TemplateRead)
+async def create_inspection_template(
+    ctx: CanSetupOm, db: DB, body: TemplateCreate
+) -> ORJSONResponse:
+    """Create an inspection template (MANAGER+); first due at nextDueAt, else now."""
+    return ORJSONResponse(await inspections.create_template(db, ctx, body))
+
+
+@templates.get("/{templateId}", response_model=TemplateRead)
+@read_only
+async def get_inspection_template(ctx: CanReadOm, db: DB, templateId: str) -> ORJSONResponse:
+    """One inspection template."""
+    return ORJSONResponse(await inspections.get_template(db, ctx, templateId))
+
+
+@templates.patch("/{templateId}", response_model=TemplateRead)
+async def update_inspection_template(
+    ctx: CanSetupOm, db: DB, templateId: str, body: TemplateUpdate
+) -> ORJSONResponse:
+    """Update an inspection template (MANAGER+); runs already started keep their items."""
+    return ORJSONResponse(await inspections.update_template(db, ctx, templateId, body))
+
+
+@templates.delete("/{templateId}", response_model=Ok)
+async def delete_inspection_template(ctx: CanSetupOm, db: DB, templateId: str) -> ORJSONResponse:
+    """Delete an inspection template (soft, MANAGER+); its runs and reports stay."""
+    await inspections.delete_template(db, ctx, templateId)
+    return ORJSONResponse({"ok": True})
+
+
+@runs.get("", response_model=list[RunRead])
+@read_only
+async def list_inspection_runs(
+    ctx: CanReadOm,
+    db: DB,
+    page: Page,
+    template_id: Annotated[str | None, Query(alias="templateId", max_length=64)] = None,
+    asset_id: Annotated[str | None, Query(alias="assetId", max_length=64)] = None,
+    status: Annotated[RunStatus | None, Query()] = None,
+) -> ORJSONResponse:
+    """List inspection runs, newest first (filters: templateId, assetId, status)."""
+    rows, headers = await inspections.list_runs(
+        db, ctx, page, template_id=template_id, asset_id=asset_id, status=status
+    )
+    return ORJSONResponse(rows, headers=headers)
+
+
+@runs.post("", response_model=RunRead)
+async def create_inspection_run(ctx: CanWorkOm, db: DB, body: RunCreate) -> ORJSONResponse:
+    """Start a DRAFT inspection run of a template, optionally on an asset."""
+    return ORJSONResponse(await inspections.create_run(db, ctx, body))
+
+
+@runs.get("/{runId}", response_model=RunRead)
+@read_only
+async def get_inspection_run(ctx: CanReadOm, db: DB, runId: str) -> ORJSONResponse:
+    """One inspection run with its results and photos."""
+    return ORJSONResponse(await inspections.get_run(db, ctx, runId))
+
+
+@runs.patch("/{runId}", response_model=RunRead)
+async def update_inspection_run(
+    ctx: CanWorkOm, db: DB, runId: str, body: RunUpdate
+) -> ORJSONResponse:
+    """Save results of a DRAFT run (merged by itemId); a completed run is read-only (409)."""
+    return ORJSONResponse(await inspections.update_run(db, ctx, runId, body))
+
+
+@runs.delete("/{runId}", response_model=Ok)
+async def delete_inspection_run(ctx: CanWorkOm, db: DB, runId: str) -> ORJSONResponse:
+    """Discard a DRAFT run (MANAGER+ any, a member their own); completed runs stay (409)."""
+    await inspections.delete_run(db, ctx, runId)
+    return ORJSONResponse({"ok": True})
+
+
+@runs.post("/{runId}/complete", response_model=RunRead)
+async def complete_inspection_run(
+    ctx: CanWorkOm, uow: UoW, runId: str, body: Annotated[RunComplete | None, Body()] = None
+) -> ORJSONResponse:
+    """Complete a run: required items answered (else 400 listing them), follow-up work orders
+    for failed items, the template's next due date advanced; once, however often it is sent."""
+    result = await inspections.complete_run(uow, ctx, runId, body or RunComplete())
+    return ORJSONResponse(result)
+
+
+@runs.post("/{runId}/photos/presign", response_model=UploadTarget, responses=errors(413, 415))
+async def presign_inspection_photo(
+    ctx: CanWorkOm, db: DB, runId: str, body: PhotoPresign
+) -> ORJSONResponse:
+    """Get an upload target for a photo of a DRAFT run (JPEG, PNG, WebP or HEIC; 15 MB; 60)."""
+    return ORJSONResponse(await inspections.presign_photo(db, ctx, runId, body))
+
+
+@runs.post("/{runId}/photos/complete", response_model=RunPhoto)
+async def complete_inspection_photo(
+    ctx: CanWorkOm, db: DB, runId: str, body: PhotoComplete
+) -> ORJSONResponse:
+    """Record an uploaded photo of a run; name it in a result's photoUploadId."""
+    return ORJSONResponse(await inspections.complete_photo(db, ctx, runId, body))
+
+
+@runs.get(
+    "/{runId}/report.pdf",
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}, "description": "The run's report"}},
+)
+@read_only
+async def inspection_run_report(ctx: CanReadOm, db: DB, runId: str) -> Response:
+    """The run's report as a PDF: items, outcomes, notes, photos, signer, follow-ups."""
+    document, filename = await inspections.report(db, ctx, runId)
+    return Response(
+        document,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

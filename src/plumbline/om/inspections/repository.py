@@ -1,0 +1,160 @@
+"""Every inspection query: always within one project; deleted templates are never listed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Row, select, true, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.authz.project import ProjectContext
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Asset, Attachment, InspectionRun, InspectionTemplate
+from plumbline.records.fields import Fields
+
+PHOTO_ENTITY = "inspection_run"
+TEMPLATE_FIELDS = Fields(
+    InspectionTemplate.__table__,
+    {
+        "id": "id",
+        "projectId": "project_id",
+        "name": "name",
+        "description": "description",
+        "frequency": "frequency",
+        "intervalDays": "interval_days",
+        "nextDueAt": "next_due_at",
+        "items": "items",
+        "createdBy": "created_by",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+    },
+)
+RUN_FIELDS = Fields(
+    InspectionRun.__table__,
+    {
+        "id": "id",
+        "projectId": "project_id",
+        "templateId": "template_id",
+        "templateName": "template_name",
+        "assetId": "asset_id",
+        "assigneeId": "assignee_id",
+        "status": "status",
+        "items": "items",
+        "results": "results",
+        "signedBy": "signed_by",
+        "completedAt": "completed_at",
+        "completedBy": "completed_by",
+        "failedCount": "failed_count",
+        "followUpWorkOrders": "follow_ups",
+        "photos": None,
+        "createdBy": "created_by",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+    },
+    json_text=False,
+)
+
+
+def _live_template(project_id: str) -> tuple[ColumnElement[bool], ...]:
+    return (
+        InspectionTemplate.project_id == project_id,
+        InspectionTemplate.deleted_at.is_(None),
+    )
+
+
+def _visible_runs(ctx: ProjectContext) -> tuple[ColumnElement[bool], ...]:
+    """Internal members and keys see every run of the project; a collaborator the runs
+    assigned to them."""
+    own = InspectionRun.assignee_id == ctx.user_id if ctx.is_external else true()
+    return (InspectionRun.project_id == ctx.project.id, InspectionRun.deleted_at.is_(None), own)
+
+
+async def list_templates(db: AsyncSession, project_id: str, page: PageParams) -> Sequence[Row[Any]]:
+    query = select(*TEMPLATE_FIELDS.columns).where(*_live_template(project_id))
+    return (await db.execute(page.apply(query, InspectionTemplate.id))).all()
+
+
+async def get_template(
+    db: AsyncSession, project_id: str, template_id: str, *, lock: bool = False
+) -> InspectionTemplate | None:
+    query = select(InspectionTemplate).where(
+        InspectionTemplate.id == template_id, *_live_template(project_id)
+    )
+    if lock:
+        query = query.with_for_update()
+    found: InspectionTemplate | None = (await db.execute(query)).scalar_one_or_none()
+    return found
+
+
+async def list_runs(
+    db: AsyncSession,
+    ctx: ProjectContext,
+    page: PageParams,
+    *,
+    template_id: str | None,
+    asset_id: str | None,
+    status: str | None,
+) -> Sequence[Row[Any]]:
+    query = select(*RUN_FIELDS.columns).where(*_visible_runs(ctx))
+    if template_id:
+        query = query.where(InspectionRun.template_id == template_id)
+    if asset_id:
+        query = query.where(InspectionRun.asset_id == asset_id)
+    if status:
+        query = query.where(InspectionRun.status == status)
+    return (await db.execute(page.apply(query, InspectionRun.id))).all()
+
+
+async def get_run(db: AsyncSession, ctx: ProjectContext, run_id: str) -> InspectionRun | None:
+    query = select(InspectionRun).where(InspectionRun.id == run_id, *_visible_runs(ctx))
+    found: InspectionRun | None = (await db.execute(query)).scalar_one_or_none()
+    return found
+
+
+async def claim_completion(db: AsyncSession, run_id: str, values: dict[str, Any]) -> bool:
+    """Mark a DRAFT run COMPLETED in one conditional statement: of concurrent or repeated
+    completions exactly one gets True (on PostgreSQL the others wait on the row, then find it
+    completed)."""
+    statement = (
+        update(InspectionRun)
+        .where(InspectionRun.id == run_id, InspectionRun.status == "DRAFT")
+        .values(status="COMPLETED", **values)
+        .execution_options(synchronize_session=False)
+    )
+    result = await db.execute(statement)
+    return bool(getattr(result, "rowcount", 0))
+
+
+async def run_photos(db: AsyncSession, run_id: str) -> Sequence[Any]:
+    """The live photos of a run, oldest first, with where their bytes are."""
+    query = (
+        select(
+            Attachment.id,
+            Attachment.upload_id,
+            Attachment.file_name,
+            Attachment.content_type,
+            Attachment.size_bytes,
+            Attachment.storage_key,
+        )
+        .where(
+            Attachment.entity_type == PHOTO_ENTITY,
+            Attachment.entity_id == run_id,
+            Attachment.deleted_at.is_(None),
+        )
+        .order_by(Attachment.created_at, Attachment.id)
+    )
+    return (await db.execute(query)).all()
+
+
+async def asset_of_project(
+    db: AsyncSession, project_id: str, asset_id: str, *, live: bool = True
+) -> Any:
+    """An asset of the project (live only unless ``live`` is False, for history): its id,
+    tag, name and location."""
+    query = select(Asset.id, Asset.tag, Asset.name, Asset.location).where(
+        Asset.id == asset_id, Asset.project_id == project_id
+    )
+    if live:
+        query = query.where(Asset.deleted_at.is_(None))
+    return (await db.execute(query)).first()
