@@ -17,6 +17,12 @@ from plumbline.models.job import Job
 from plumbline.models.notification import Notification
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
+from plumbline.models.proposal_flow import (
+    ProposalComment,
+    ProposalMessage,
+    ProposalReminder,
+    ProposalRevision,
+)
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.user import AuthSession, User, UserToken
@@ -43,6 +49,10 @@ __all__ = [
     "ProjectCounter",
     "ProjectMember",
     "Proposal",
+    "ProposalComment",
+    "ProposalMessage",
+    "ProposalReminder",
+    "ProposalRevision",
     "PunchItem",
     "PunchItemAssignee",
     "Rfi",

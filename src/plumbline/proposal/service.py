@@ -57,8 +57,23 @@ def number_text(value: Decimal) -> str:
     return f"{whole}.{fraction.ljust(2, '0')}"
 
 
-def to_read(values: Mapping[Any, Any]) -> dict[str, Any]:
+# Sent and unanswered: these show EXPIRED once ``validUntil`` has passed.
+LIVE_STATUSES = ("SENT", "VIEWED")
+
+
+def shown_status(status: str, valid_until: str, now: str) -> str:
+    """The status a read shows: EXPIRED as soon as a live proposal's ``validUntil`` passed,
+    before the reminders run marks it (both ISO 8601 ``...Z`` strings, compared as text)."""
+    return "EXPIRED" if status in LIVE_STATUSES and valid_until <= now else status
+
+
+def _now() -> str:
+    return clock.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]:
     body = FIELDS.read(values)
+    body["status"] = shown_status(body["status"], body["validUntil"], now or _now())
     for name in MONEY:
         body[name] = money.text(Decimal(body[name]))
     for name in PERCENT:
@@ -137,7 +152,8 @@ class ProposalService:
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         vis = _visibility(ctx).collection(ProposalsInternal)
         found, headers = page.finish(await repo.list_rows(db, vis, page))
-        return [to_read(row._mapping) for row in found], headers
+        now = _now()
+        return [to_read(row._mapping, now) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> Proposal:
         proposal = await repo.get(db, _visibility(ctx), proposal_id)
