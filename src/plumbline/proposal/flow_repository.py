@@ -59,8 +59,10 @@ async def by_token_hash(
 
 async def names(db: AsyncSession, project_id: str, workspace_id: str) -> tuple[str, str]:
     """The project's and the workspace's names, for letters and e-mails."""
-    query = select(Project.name, Workspace.name).where(
-        Project.id == project_id, Workspace.id == workspace_id
+    query = (
+        select(Project.name, Workspace.name)
+        .join(Workspace, Workspace.id == Project.workspace_id)
+        .where(Project.id == project_id, Workspace.id == workspace_id)
     )
     row = (await db.execute(query)).one()
     return str(row[0]), str(row[1])
