@@ -224,6 +224,7 @@ async def test_resend_refused_once_valid_until_passed(client, world, outbox):
     )
     assert response.status_code == 409
     assert len(read_mails(outbox, to=proposal["clientEmail"])) == 1
+    assert (await client.get(path)).status_code == 410
 
 
 async def test_resend_mails_a_new_link_and_ends_the_old_one(client, world, outbox):
