@@ -22,6 +22,7 @@ from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Proposal
+from plumbline.proposal import letter, pdf
 from plumbline.proposal import repository as repo
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
 from plumbline.proposal.repository import FIELDS
@@ -163,6 +164,25 @@ class ProposalService:
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> dict[str, Any]:
         return to_read(FIELDS.of(await self._load(db, ctx, proposal_id)))
+
+    async def pdf(
+        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str
+    ) -> tuple[bytes, str]:
+        """The proposal's PDF and its file name."""
+        body = await self.get(db, ctx, proposal_id)
+        document = pdf.render(body, project_name=ctx.project.name, company_name=ctx.workspace.name)
+        return document, pdf.filename(body)
+
+    async def preview(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> str:
+        """The letter as an HTML page, its variables filled in and escaped."""
+        body = await self.get(db, ctx, proposal_id)
+        fragment = letter.render_html(
+            body,
+            project_name=ctx.project.name,
+            company_name=ctx.workspace.name,
+            today=clock.today(),
+        )
+        return letter.page(f"{body['reference']} {body['title']}", fragment)
 
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, data: ProposalCreate
