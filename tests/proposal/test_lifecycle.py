@@ -3,9 +3,11 @@ contractor's side of the thread, and the client's whole journey through the e-ma
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime
 
 import pytest
+from pypdf import PdfReader
 from sqlalchemy import func, select
 
 from plumbline.db import database
@@ -30,6 +32,11 @@ from tests.proposal.flow import (
     sent_with_link,
     url,
 )
+
+
+def pdf_text(data: bytes) -> str:
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+
 
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 
@@ -61,6 +68,10 @@ async def test_the_client_journey_from_the_email(client, world, outbox):
     assert sent["sentAt"] == "2026-11-23T09:00:00.000Z"
     [mail] = read_mails(outbox, to=email)
     assert proposal["reference"] in mail["Subject"]
+    [attachment] = list(mail.iter_attachments())
+    assert attachment.get_content_type() == "application/pdf"
+    attached = pdf_text(attachment.get_content())
+    assert proposal["reference"] in attached and "Drywall" in attached
     path = portal_path(outbox, email)
     assert sent["portalUrl"].endswith(path)
 
@@ -153,6 +164,13 @@ async def test_the_client_journey_from_the_email(client, world, outbox):
     assert (await client.post(f"{new_path}/decline", json={"reason": "TIMING"})).status_code == 409
     assert (await client.get(new_path)).json()["status"] == "ACCEPTED"
 
+    document = await client.get(
+        url(world.project, f"/{proposal['id']}/pdf"), headers=world.member.headers
+    )
+    assert document.status_code == 200
+    assert "Accepted online by Dana Client" in pdf_text(document.content)
+    signed_page = PdfReader(io.BytesIO(document.content)).pages[-1]
+    assert len(signed_page.images) == 1  # the signature, drawn in the acceptance block
     contractor = (
         await client.get(url(world.project, f"/{proposal['id']}"), headers=world.member.headers)
     ).json()

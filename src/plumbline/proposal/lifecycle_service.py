@@ -24,7 +24,7 @@ from plumbline.kit.sequence import next_number
 from plumbline.mail.tasks import queue
 from plumbline.models import Proposal, ProposalComment, ProposalMessage, ProposalRevision
 from plumbline.proposal import flow_repository as flow
-from plumbline.proposal import mails
+from plumbline.proposal import mails, pdf
 from plumbline.proposal import repository as repo
 from plumbline.proposal.repository import FIELDS
 from plumbline.proposal.service import AUDITED, ENTITY, PRICED, _visibility, to_read
@@ -82,9 +82,10 @@ def message_read(row: Any) -> dict[str, Any]:
     }
 
 
-async def pdf_attachment(db: AsyncSession, proposal: Proposal) -> Attachment | None:
-    """The proposal's PDF for the client's e-mail (the renderer of ``proposal.pdf``)."""
-    return None
+def pdf_attachment(body: dict[str, Any], project: str, company: str) -> Attachment:
+    """The proposal's PDF (``proposal.pdf``, as ``GET .../pdf`` renders it) for the e-mail."""
+    document = pdf.render(body, project_name=project, company_name=company)
+    return Attachment(pdf.filename(body), "application/pdf", document)
 
 
 class LifecycleService:
@@ -111,7 +112,7 @@ class LifecycleService:
             company=company,
             project=project,
             link=link,
-            pdf=await pdf_attachment(db, proposal),
+            pdf=pdf_attachment(to_read(FIELDS.of(proposal)), project, company),
             again=again,
         )
         queue(uow, mail)

@@ -22,6 +22,7 @@ from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Proposal
+from plumbline.proposal import flow_repository as flow_repo
 from plumbline.proposal import letter, pdf
 from plumbline.proposal import repository as repo
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
@@ -170,7 +171,14 @@ class ProposalService:
     ) -> tuple[bytes, str]:
         """The proposal's PDF and its file name."""
         body = await self.get(db, ctx, proposal_id)
-        document = pdf.render(body, project_name=ctx.project.name, company_name=ctx.workspace.name)
+        # The client's signature, drawn in the acceptance block (proposal portal's accept).
+        signature = await flow_repo.signature(db, body["id"]) if body["acceptedAt"] else None
+        document = pdf.render(
+            body,
+            project_name=ctx.project.name,
+            company_name=ctx.workspace.name,
+            signature=signature,
+        )
         return document, pdf.filename(body)
 
     async def preview(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> str:
