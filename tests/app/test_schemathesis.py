@@ -99,6 +99,11 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
     assert put.status_code == 200, put.text
     file = post("/files/complete-upload", {"uploadId": target["uploadId"]})
     key = post(f"{project}/api-keys", {"name": "fuzzed", "scopes": ["issues:read"]})
+    offer = {"title": "Fuzzed proposal", "validUntil": "2099-01-01T00:00:00Z",
+             "clientEmail": "fuzzed-client@example.com",
+             "items": [{"name": "Fuzzed item", "quantity": 1, "rate": 1}]}  # fmt: skip
+    sent = post(f"{project}/proposals", offer)
+    portal = post(f"{project}/proposals/{sent['id']}/send", {})
     return {
         "issueId": post(f"{project}/issues", {"title": "Fuzzed issue"})["id"],
         "rfiId": post(f"{project}/rfi", {"title": "Fuzzed RFI"})["id"],
@@ -108,6 +113,8 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
         "fileId": file["id"],
         "fileVersionId": file["fileVersionId"],
         "keyId": key["id"],
+        "proposalId": post(f"{project}/proposals", offer)["id"],
+        "token": portal["portalUrl"].rsplit("/", 1)[1],
     }
 
 
