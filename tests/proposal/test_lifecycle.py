@@ -10,10 +10,12 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import func, select
 
+from plumbline.config import settings
 from plumbline.db import database
 from plumbline.kit import clock
-from plumbline.models import Proposal, ProposalRevision
+from plumbline.models import Proposal, ProposalComment, ProposalMessage, ProposalRevision
 from tests.factories import (
+    QueryCounter,
     audit_entries,
     create_api_key,
     external,
@@ -21,6 +23,7 @@ from tests.factories import (
     make_world,
     read_mails,
     set_project,
+    set_workspace,
 )
 from tests.proposal.flow import (
     data_url,
@@ -106,10 +109,10 @@ async def test_the_client_journey_from_the_email(client, world, outbox):
     assert answer.status_code == 200, answer.text
     thread = (await client.get(f"{path}/messages")).json()
     assert [(m["author"], m["body"]) for m in thread] == [
-        ("CLIENT", "Does this include paint?"),
         ("CONTRACTOR", "No, paint is separate."),
+        ("CLIENT", "Does this include paint?"),
     ]
-    assert thread[1]["authorName"] == "Max Manager"
+    assert thread[0]["authorName"] == "Max Manager"
     assert len(await notifications(world.member.user.id, "PROPOSAL_MESSAGE")) == 1
 
     changes = await client.post(f"{path}/request-changes", json={"comment": "Add paint please"})
@@ -397,3 +400,66 @@ async def test_a_key_can_send(client, world, outbox):
     )
     assert response.status_code == 200, response.text
     assert len(read_mails(outbox, to=proposal["clientEmail"])) == 1
+
+
+async def test_team_plan_needs_pro(client, world, monkeypatch):
+    proposal = await sendable(client, world)
+    monkeypatch.setattr(settings, "billing", "local")
+    await set_workspace(world.workspace.id, plan="team", subscription_status="active")
+    for method, suffix, _ in ROUTES:
+        path = url(world.project, f"/{proposal['id']}{suffix}")
+        body = {"body": "Hello"} if method == "POST" else None
+        response = await client.request(method, path, json=body, headers=world.manager.headers)
+        assert response.status_code == 402, (suffix, response.text)
+        assert response.json()["requiredPlan"] == "pro"
+
+
+async def add_history(proposal_id: str, count: int) -> None:
+    """``count`` more revisions, comments and messages, written directly."""
+    async with database.sessionmaker() as db:
+        for n in range(count):
+            now = clock.now()
+            db.add(
+                ProposalRevision(
+                    proposal_id=proposal_id, number=n + 2, snapshot={"n": n}, created_at=now
+                )
+            )
+            db.add(ProposalComment(proposal_id=proposal_id, body=f"note {n}", created_at=now))
+            db.add(
+                ProposalMessage(
+                    proposal_id=proposal_id, author="CLIENT", body=f"hi {n}", created_at=now
+                )
+            )
+        await db.commit()
+
+
+async def test_lists_run_the_same_queries_for_1_and_many(client, outbox):
+    counts: dict[str, list[int]] = {}
+    for size in (1, 60):
+        world = await make_world()
+        proposal, path = await sent_with_link(client, world, outbox)
+        await add_history(proposal["id"], size)
+        lists = {
+            suffix: (url(world.project, f"/{proposal['id']}{suffix}"), world.member.headers)
+            for suffix in ("/revisions", "/comments", "/messages")
+        } | {"portal": (f"{path}/messages", {})}
+        for name, (path_, headers) in lists.items():
+            with QueryCounter() as counter:
+                response = await client.get(path_, headers=headers)
+            assert response.status_code == 200, response.text
+            expected = size + 1 if name == "/revisions" else size
+            assert len(response.json()) == expected
+            counts.setdefault(name, []).append(counter.count)
+    assert all(first == second for first, second in counts.values()), counts
+
+
+async def test_lists_are_paged_newest_first(client, world, outbox):
+    proposal, _ = await sent_with_link(client, world, outbox)
+    await add_history(proposal["id"], 3)
+    first = await client.get(
+        url(world.project, f"/{proposal['id']}/comments?limit=2"), headers=world.member.headers
+    )
+    assert [c["body"] for c in first.json()] == ["note 2", "note 1"]
+    next_url = first.headers["Link"].split(">")[0].lstrip("<")
+    rest = await client.get(next_url, headers=world.member.headers)
+    assert [c["body"] for c in rest.json()] == ["note 0"]

@@ -11,6 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import Rows
+from plumbline.kit.pagination import PageParams
 from plumbline.models import (
     Project,
     Proposal,
@@ -92,44 +93,33 @@ REVISION_COLUMNS = (
 )
 
 
-async def revisions(db: AsyncSession, proposal_id: str) -> Rows:
-    query = (
-        select(*REVISION_COLUMNS)
-        .where(ProposalRevision.proposal_id == proposal_id)
-        .order_by(ProposalRevision.number.desc())
-    )
-    return (await db.execute(query)).all()
+async def revisions(db: AsyncSession, proposal_id: str, page: PageParams) -> Rows:
+    """Newest first (ids are time-sortable: the latest revision has the highest id)."""
+    query = select(*REVISION_COLUMNS).where(ProposalRevision.proposal_id == proposal_id)
+    return (await db.execute(page.apply(query, ProposalRevision.id))).all()
 
 
-async def comments(db: AsyncSession, proposal_id: str) -> Rows:
-    query = (
-        select(
-            ProposalComment.id,
-            ProposalComment.proposal_id,
-            ProposalComment.body,
-            ProposalComment.created_by,
-            ProposalComment.created_at,
-        )
-        .where(ProposalComment.proposal_id == proposal_id)
-        .order_by(ProposalComment.id.desc())
-    )
-    return (await db.execute(query)).all()
+async def comments(db: AsyncSession, proposal_id: str, page: PageParams) -> Rows:
+    query = select(
+        ProposalComment.id,
+        ProposalComment.proposal_id,
+        ProposalComment.body,
+        ProposalComment.created_by,
+        ProposalComment.created_at,
+    ).where(ProposalComment.proposal_id == proposal_id)
+    return (await db.execute(page.apply(query, ProposalComment.id))).all()
 
 
-async def messages(db: AsyncSession, proposal_id: str) -> Rows:
-    """The thread oldest first, as a conversation reads."""
-    query = (
-        select(
-            ProposalMessage.id,
-            ProposalMessage.author,
-            ProposalMessage.author_name,
-            ProposalMessage.body,
-            ProposalMessage.created_at,
-        )
-        .where(ProposalMessage.proposal_id == proposal_id)
-        .order_by(ProposalMessage.id)
-    )
-    return (await db.execute(query)).all()
+async def messages(db: AsyncSession, proposal_id: str, page: PageParams) -> Rows:
+    """The thread, newest first as every list (a page of the latest messages)."""
+    query = select(
+        ProposalMessage.id,
+        ProposalMessage.author,
+        ProposalMessage.author_name,
+        ProposalMessage.body,
+        ProposalMessage.created_at,
+    ).where(ProposalMessage.proposal_id == proposal_id)
+    return (await db.execute(page.apply(query, ProposalMessage.id))).all()
 
 
 async def user_name(db: AsyncSession, user_id: str | None) -> str | None:

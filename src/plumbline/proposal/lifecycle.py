@@ -2,6 +2,7 @@
 the contractor's side of the client thread."""
 
 from plumbline.db import DB, UoW
+from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.proposal.auth import CanReadProposals, CanWriteProposals
 from plumbline.proposal.flow_schemas import (
@@ -40,16 +41,22 @@ async def duplicate_proposal(ctx: CanWriteProposals, db: DB, proposalId: str) ->
 
 @router.get("/revisions", response_model=list[RevisionRead])
 @read_only
-async def list_revisions(ctx: CanReadProposals, db: DB, proposalId: str) -> ORJSONResponse:
+async def list_revisions(
+    ctx: CanReadProposals, db: DB, proposalId: str, page: Page
+) -> ORJSONResponse:
     """The proposal as it was at each send, newest first."""
-    return ORJSONResponse(await lifecycle.revisions(db, ctx, proposalId))
+    rows, headers = await lifecycle.revisions(db, ctx, proposalId, page)
+    return ORJSONResponse(rows, headers=headers)
 
 
 @router.get("/comments", response_model=list[CommentRead])
 @read_only
-async def list_comments(ctx: CanReadProposals, db: DB, proposalId: str) -> ORJSONResponse:
+async def list_comments(
+    ctx: CanReadProposals, db: DB, proposalId: str, page: Page
+) -> ORJSONResponse:
     """Internal comments, newest first (never shown to the client)."""
-    return ORJSONResponse(await lifecycle.comments(db, ctx, proposalId))
+    rows, headers = await lifecycle.comments(db, ctx, proposalId, page)
+    return ORJSONResponse(rows, headers=headers)
 
 
 @router.post("/comments", response_model=CommentRead)
@@ -62,9 +69,12 @@ async def add_comment(
 
 @router.get("/messages", response_model=list[MessageRead])
 @read_only
-async def list_messages(ctx: CanReadProposals, db: DB, proposalId: str) -> ORJSONResponse:
-    """The thread with the client, oldest first."""
-    return ORJSONResponse(await lifecycle.messages(db, ctx, proposalId))
+async def list_messages(
+    ctx: CanReadProposals, db: DB, proposalId: str, page: Page
+) -> ORJSONResponse:
+    """The thread with the client, newest first."""
+    rows, headers = await lifecycle.messages(db, ctx, proposalId, page)
+    return ORJSONResponse(rows, headers=headers)
 
 
 @router.post("/messages", response_model=MessageRead)

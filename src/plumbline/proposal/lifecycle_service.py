@@ -20,6 +20,7 @@ from plumbline.errors import InvalidTransition, NotFound, ValidationFailed
 from plumbline.kit import clock, crypto
 from plumbline.kit.ids import new_id
 from plumbline.kit.mail import Attachment
+from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.mail.tasks import queue
 from plumbline.models import Proposal, ProposalComment, ProposalMessage, ProposalRevision
@@ -199,16 +200,18 @@ class LifecycleService:
         return to_read(FIELDS.of(copy))
 
     async def revisions(
-        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str
-    ) -> list[dict[str, Any]]:
+        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         proposal = await self._load(db, ctx, proposal_id)
-        return [revision_read(row) for row in await flow.revisions(db, proposal.id)]
+        rows, headers = page.finish(await flow.revisions(db, proposal.id, page))
+        return [revision_read(row) for row in rows], headers
 
     async def comments(
-        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str
-    ) -> list[dict[str, Any]]:
+        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         proposal = await self._load(db, ctx, proposal_id)
-        return [comment_read(row) for row in await flow.comments(db, proposal.id)]
+        rows, headers = page.finish(await flow.comments(db, proposal.id, page))
+        return [comment_read(row) for row in rows], headers
 
     async def add_comment(
         self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, body: str
@@ -226,10 +229,11 @@ class LifecycleService:
         )
 
     async def messages(
-        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str
-    ) -> list[dict[str, Any]]:
+        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         proposal = await self._load(db, ctx, proposal_id)
-        return [message_read(row) for row in await flow.messages(db, proposal.id)]
+        rows, headers = page.finish(await flow.messages(db, proposal.id, page))
+        return [message_read(row) for row in rows], headers
 
     async def post_message(
         self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, body: str

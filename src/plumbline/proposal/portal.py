@@ -6,6 +6,7 @@ from fastapi import Depends
 
 from plumbline.auth.principal import Principal
 from plumbline.db import DB
+from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import ErrorBody
 from plumbline.proposal.flow_schemas import (
@@ -61,9 +62,10 @@ async def request_changes(client: ProposalClient, db: DB, body: RequestChangesIn
 
 
 @router.get("/messages", response_model=list[MessageRead], responses=EXPIRED)
-async def list_messages(client: ProposalClient, db: DB) -> ORJSONResponse:
-    """The thread with the contractor, oldest first."""
-    return ORJSONResponse(await portal.messages(db, client))
+async def list_messages(client: ProposalClient, db: DB, page: Page) -> ORJSONResponse:
+    """The thread with the contractor, newest first."""
+    rows, headers = await portal.messages(db, client, page)
+    return ORJSONResponse(rows, headers=headers)
 
 
 @router.post("/messages", response_model=MessageRead, responses=ANSWERED)

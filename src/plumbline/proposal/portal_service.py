@@ -22,6 +22,7 @@ from plumbline.auth.session import on_response
 from plumbline.db import uow_of
 from plumbline.errors import InvalidTransition
 from plumbline.kit import clock, crypto, ratelimit
+from plumbline.kit.pagination import PageParams
 from plumbline.models import Project, Proposal, ProposalMessage, Workspace
 from plumbline.notification.service import notification
 from plumbline.proposal import flow_repository as flow
@@ -243,9 +244,12 @@ class PortalService:
         )
         return client_view(proposal, project, workspace)
 
-    async def messages(self, db: AsyncSession, principal: Principal) -> list[dict[str, Any]]:
+    async def messages(
+        self, db: AsyncSession, principal: Principal, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         proposal, _, _ = _rows(principal)
-        return [message_read(row) for row in await flow.messages(db, proposal.id)]
+        rows, headers = page.finish(await flow.messages(db, proposal.id, page))
+        return [message_read(row) for row in rows], headers
 
     async def post_message(
         self, db: AsyncSession, principal: Principal, body: str
