@@ -23,9 +23,9 @@ from plumbline.notification.endpoints import router as notification_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
 from plumbline.proposal.endpoints import router as proposal_router
+from plumbline.proposal.internal import router as proposal_reminders_router
 from plumbline.proposal.lifecycle import router as proposal_lifecycle_router
 from plumbline.proposal.portal import router as proposal_portal_router
-from plumbline.proposal.reminders import router as proposal_reminders_router
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router

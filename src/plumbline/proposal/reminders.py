@@ -12,25 +12,20 @@ from datetime import timedelta
 from typing import Any
 
 from plumbline.audit.service import audit
-from plumbline.auth.deps import Cron
-from plumbline.db import UnitOfWork, UoW
+from plumbline.db import UnitOfWork
 from plumbline.kit import clock
-from plumbline.kit.responses import ORJSONResponse
 from plumbline.mail.tasks import queue
 from plumbline.notification.service import notification
 from plumbline.proposal import flow_repository as flow
 from plumbline.proposal import mails
-from plumbline.proposal.flow_schemas import RemindersResult
 from plumbline.proposal.service import ENTITY
-from plumbline.routing import make_router
 
 WINDOW = timedelta(hours=48)
 EXPIRING = "EXPIRING"
 
-router = make_router(prefix="/internal", tags=["internal"], dependencies=[Cron])
-
 
 async def run_reminders(uow: UnitOfWork) -> dict[str, Any]:
+    """This run's counts: reminders sent and proposals marked EXPIRED."""
     db, now = uow.session, clock.now()
     expired = await flow.expire_past_due(db, now)
     for row in expired:
@@ -70,10 +65,3 @@ async def run_reminders(uow: UnitOfWork) -> dict[str, Any]:
             project_id=row.project_id,
         )
     return {"ok": True, "reminded": len(rows), "expired": len(expired)}
-
-
-@router.post("/proposal-reminders", response_model=RemindersResult)
-async def proposal_reminders(uow: UoW) -> ORJSONResponse:
-    """Remind senders of proposals expiring within 48 hours (once each) and mark past-due
-    SENT and VIEWED proposals EXPIRED."""
-    return ORJSONResponse(await run_reminders(uow))
