@@ -29,6 +29,9 @@ from plumbline.om.maintenance.endpoints import router as om_maintenance_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
 from plumbline.proposal.endpoints import router as proposal_router
+from plumbline.proposal.internal import router as proposal_reminders_router
+from plumbline.proposal.lifecycle import router as proposal_lifecycle_router
+from plumbline.proposal.portal import router as proposal_portal_router
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
@@ -53,6 +56,9 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, inspection_template_router),
     (API_V1, inspection_run_router),
     (API_V1, fm_dashboard_router),
+    (API_V1, proposal_lifecycle_router),
+    (API_V1, proposal_portal_router),
+    (API_V1, proposal_reminders_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
     (API_V1, internal_router),

@@ -130,6 +130,8 @@ def demo(
         f"  try:         curl -H 'x-api-key: {project.api_key}' "
         f"{url}/api/v1/projects/{project.project_id}/issues"
     )
+    for label, link in project.links:
+        console.print(f"  {label}: {link}")
 
 
 def _print_login(account: DemoAccount | None) -> None:

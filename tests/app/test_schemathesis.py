@@ -112,6 +112,11 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
         {"name": "Fuzzed walk", "frequency": "MONTHLY", "items": [{"label": "Exit clear"}]},
     )
     run = post(f"{project}/om/inspection-runs", {"templateId": template["id"]})
+    offer = {"title": "Fuzzed proposal", "validUntil": "2099-01-01T00:00:00Z",
+             "clientEmail": "fuzzed-client@example.com",
+             "items": [{"name": "Fuzzed item", "quantity": 1, "rate": 1}]}  # fmt: skip
+    sent = post(f"{project}/proposals", offer)
+    portal = post(f"{project}/proposals/{sent['id']}/send", {})
     return {
         "templateId": template["id"],
         "runId": run["id"],
@@ -125,6 +130,8 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
         "fileId": file["id"],
         "fileVersionId": file["fileVersionId"],
         "keyId": key["id"],
+        "proposalId": post(f"{project}/proposals", offer)["id"],
+        "token": portal["portalUrl"].rsplit("/", 1)[1],
     }
 
 

@@ -58,7 +58,14 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     assert any(r["status"] == "SUBMITTED" and r["totalWorkers"] > 0 for r in reports)
 
     proposals = await _list(client, key, f"{base}/proposals")
-    assert {p["status"] for p in proposals} == {"DRAFT"} and len(proposals) == 2
+    assert sorted(p["status"] for p in proposals) == ["ACCEPTED", "DRAFT", "SENT"]
+    assert next(p for p in proposals if p["status"] == "ACCEPTED")["signerName"] == "Marcus Lee"
+    portal = re.search(
+        r"proposal portal \(SENT, the client's link\): http://[^/]+(\S+)", result.stdout
+    )
+    assert portal, result.stdout
+    seen = await client.get(portal.group(1))
+    assert seen.status_code == 200 and seen.json()["status"] == "SENT"
     assert any(p["items"] and p["total"] != "0.00" for p in proposals)
 
     assets = await _list(client, key, f"{base}/om/assets")

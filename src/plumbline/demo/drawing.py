@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import math
+import struct
+import zlib
+
 from fpdf import FPDF
 
 from plumbline.kit import clock
@@ -60,3 +65,23 @@ def floor_plan(revision: int) -> bytes:
     pdf.text(364, 272, f"Revision {revision}")
     pdf.text(364, 279, "Demo Construction Co.")
     return bytes(pdf.output())
+
+
+def signature_data_url(width: int = 240, height: int = 80) -> str:
+    """A handwritten-looking signature stroke as a PNG data URL (what a signature pad sends)."""
+    pixels = [[255] * width for _ in range(height)]
+    for x in range(10, width - 10):
+        t = x / width
+        y = int(height / 2 + 18 * math.sin(t * 14) * (1 - t) + 6 * math.sin(t * 41))
+        for dy in (-1, 0, 1):
+            pixels[max(0, min(height - 1, y + dy))][x] = 20
+    raw = b"".join(b"\x00" + bytes(row) for row in pixels)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+    png += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+    return "data:image/png;base64," + base64.b64encode(png).decode()

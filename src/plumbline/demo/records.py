@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from plumbline.demo.drawing import floor_plan
+from plumbline.config import settings
+from plumbline.demo.drawing import floor_plan, signature_data_url
 from plumbline.demo.seed import Api
 from plumbline.kit import clock
 
@@ -18,16 +19,19 @@ def _day(offset: int) -> str:
     return (clock.today() + timedelta(days=offset)).isoformat()
 
 
-async def populate(api: Api, project_id: str) -> None:
+async def populate(api: Api, project_id: str) -> list[tuple[str, str]]:
+    """The records of every module; the links worth printing (label, URL)."""
+    links: list[tuple[str, str]] = []
     base = f"/api/v1/projects/{project_id}"
     drawing = await _drawings(api, project_id)
     issue_ids = await _issues(api, base, drawing)
     await _rfis(api, base, issue_ids, drawing)
     await _punch(api, base, drawing)
     await _field_reports(api, base)
-    await _proposals(api, base)
+    links += await _proposals(api, base)
     await _maintenance(api, base)
     await _inspections(api, base)
+    return links
 
 
 async def _drawings(api: Api, project_id: str) -> dict[str, Any]:
@@ -202,9 +206,10 @@ async def _field_reports(api: Api, base: str) -> None:
     )
 
 
-async def _proposals(api: Api, base: str) -> None:
-    """A priced draft ready to send, and a second one just started."""
-    await api(
+async def _proposals(api: Api, base: str) -> list[tuple[str, str]]:
+    """A priced proposal sent to its client (its portal link printed), one the client accepted
+    and signed through the portal, and a draft just started."""
+    sent = await api(
         "POST",
         f"{base}/proposals",
         json={
@@ -227,6 +232,7 @@ async def _proposals(api: Api, base: str) -> None:
             "discount": "250.00",
         },
     )  # fmt: skip
+    portal = (await api("POST", f"{base}/proposals/{sent['id']}/send"))["portalUrl"]
     await api(
         "POST",
         f"{base}/proposals",
@@ -349,3 +355,33 @@ async def _inspections(api: Api, base: str) -> None:
         f"{om}/inspection-runs/{draft['id']}",
         json={"results": [{"itemId": items[0], "outcome": "PASS"}]},
     )
+    signed = await api(
+        "POST",
+        f"{base}/proposals",
+        json={
+            "title": "Roof membrane repair",
+            "validUntil": f"{_day(14)}T23:59:59Z",
+            "clientName": "Marcus Lee",
+            "clientEmail": "marcus.lee@example.com",
+            "clientCompany": "Harbor View Owners Association",
+            "items": [
+                {"name": "TPO membrane patching", "quantity": "38", "unit": "m2", "rate": "64"},
+                {"name": "Crane and access", "quantity": "1", "unit": "day", "rate": "1450"},
+            ],
+            "taxPercent": "8.25",
+        },
+    )  # fmt: skip
+    link = (await api("POST", f"{base}/proposals/{signed['id']}/send"))["portalUrl"]
+    path = link.removeprefix(settings.public_url.rstrip("/"))
+    await api("POST", f"{path}/view")
+    await api(
+        "POST",
+        f"{path}/messages",
+        json={"body": "Can the crew start on a Monday?"},
+    )
+    await api(
+        "POST",
+        f"{path}/accept",
+        json={"signerName": "Marcus Lee", "signature": signature_data_url()},
+    )
+    return [("proposal portal (SENT, the client's link)", portal)]

@@ -40,6 +40,7 @@ class DemoProject:
     workspace_id: str
     project_id: str
     api_key: str
+    links: tuple[tuple[str, str], ...] = ()  # (label, URL) worth printing, seeding only
 
 
 @dataclass(frozen=True)
@@ -187,9 +188,9 @@ async def seed() -> DemoProject:
                 "endDate": (clock.today() + timedelta(days=240)).isoformat(),
             },
         )
-        await populate(api, project["id"])
+        links = await populate(api, project["id"])
         key = await _mint_key(api, project["id"], "Demo integration")
-    return DemoProject(workspace["id"], project["id"], key)
+    return DemoProject(workspace["id"], project["id"], key, tuple(links))
 
 
 async def new_key() -> DemoProject | None:

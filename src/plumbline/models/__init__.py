@@ -27,6 +27,12 @@ from plumbline.models.om import (
 from plumbline.models.om_inspection import InspectionRun, InspectionTemplate
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
+from plumbline.models.proposal_flow import (
+    ProposalComment,
+    ProposalMessage,
+    ProposalReminder,
+    ProposalRevision,
+)
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.user import AuthSession, User, UserToken
@@ -63,6 +69,10 @@ __all__ = [
     "ProjectCounter",
     "ProjectMember",
     "Proposal",
+    "ProposalComment",
+    "ProposalMessage",
+    "ProposalReminder",
+    "ProposalRevision",
     "PunchItem",
     "PunchItemAssignee",
     "Rfi",

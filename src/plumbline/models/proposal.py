@@ -2,7 +2,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, Numeric, String, Text
+from sqlalchemy import ForeignKey, Index, LargeBinary, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
@@ -47,3 +47,10 @@ class Proposal(IdMixin, TimestampMixin, Base):
     change_request_comment: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str | None] = mapped_column(IdType)
     deleted_at: Mapped[datetime | None]
+    # The portal: only the SHA-256 of the client's link token; a new send replaces it.
+    token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    sent_by: Mapped[str | None] = mapped_column(IdType)
+    # The accepted client's signature (a checked PNG), read only for the PDF.
+    signature_png: Mapped[bytes | None] = mapped_column(
+        LargeBinary, deferred=True, deferred_raiseload=True
+    )

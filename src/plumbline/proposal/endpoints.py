@@ -1,3 +1,5 @@
+from fastapi.responses import HTMLResponse, Response
+
 from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
@@ -29,6 +31,31 @@ async def create_proposal(ctx: CanWriteProposals, db: DB, body: ProposalCreate) 
 async def get_proposal(ctx: CanReadProposals, db: DB, proposalId: str) -> ORJSONResponse:
     """One proposal."""
     return ORJSONResponse(await proposal_service.get(db, ctx, proposalId))
+
+
+@router.get(
+    "/{proposalId}/pdf",
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}, "description": "The proposal as PDF"}},
+)
+@read_only
+async def proposal_pdf(ctx: CanReadProposals, db: DB, proposalId: str) -> Response:
+    """The proposal as a PDF: parties, letter, price table, totals, acceptance block."""
+    document, filename = await proposal_service.pdf(db, ctx, proposalId)
+    disposition = f'inline; filename="{filename}"'
+    return Response(
+        document, media_type="application/pdf", headers={"Content-Disposition": disposition}
+    )
+
+
+@router.post(
+    "/{proposalId}/preview",
+    response_class=HTMLResponse,
+    responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}},
+)
+async def preview_proposal(ctx: CanWriteProposals, db: DB, proposalId: str) -> HTMLResponse:
+    """The cover letter as HTML with the template variables filled in (values escaped)."""
+    return HTMLResponse(await proposal_service.preview(db, ctx, proposalId))
 
 
 @router.patch("/{proposalId}", response_model=ProposalRead)

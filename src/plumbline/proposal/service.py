@@ -22,6 +22,8 @@ from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Proposal
+from plumbline.proposal import flow_repository as flow_repo
+from plumbline.proposal import letter, pdf
 from plumbline.proposal import repository as repo
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
 from plumbline.proposal.repository import FIELDS
@@ -57,8 +59,23 @@ def number_text(value: Decimal) -> str:
     return f"{whole}.{fraction.ljust(2, '0')}"
 
 
-def to_read(values: Mapping[Any, Any]) -> dict[str, Any]:
+# Sent and unanswered: these show EXPIRED once ``validUntil`` has passed.
+LIVE_STATUSES = ("SENT", "VIEWED")
+
+
+def shown_status(status: str, valid_until: str, now: str) -> str:
+    """The status a read shows: EXPIRED as soon as a live proposal's ``validUntil`` passed,
+    before the reminders run marks it (both ISO 8601 ``...Z`` strings, compared as text)."""
+    return "EXPIRED" if status in LIVE_STATUSES and valid_until <= now else status
+
+
+def _now() -> str:
+    return clock.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]:
     body = FIELDS.read(values)
+    body["status"] = shown_status(body["status"], body["validUntil"], now or _now())
     for name in MONEY:
         body[name] = money.text(Decimal(body[name]))
     for name in PERCENT:
@@ -137,7 +154,8 @@ class ProposalService:
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         vis = _visibility(ctx).collection(ProposalsInternal)
         found, headers = page.finish(await repo.list_rows(db, vis, page))
-        return [to_read(row._mapping) for row in found], headers
+        now = _now()
+        return [to_read(row._mapping, now) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> Proposal:
         proposal = await repo.get(db, _visibility(ctx), proposal_id)
@@ -147,6 +165,32 @@ class ProposalService:
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> dict[str, Any]:
         return to_read(FIELDS.of(await self._load(db, ctx, proposal_id)))
+
+    async def pdf(
+        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str
+    ) -> tuple[bytes, str]:
+        """The proposal's PDF and its file name."""
+        body = await self.get(db, ctx, proposal_id)
+        # The client's signature, drawn in the acceptance block (proposal portal's accept).
+        signature = await flow_repo.signature(db, body["id"]) if body["acceptedAt"] else None
+        document = pdf.render(
+            body,
+            project_name=ctx.project.name,
+            company_name=ctx.workspace.name,
+            signature=signature,
+        )
+        return document, pdf.filename(body)
+
+    async def preview(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> str:
+        """The letter as an HTML page, its variables filled in and escaped."""
+        body = await self.get(db, ctx, proposal_id)
+        fragment = letter.render_html(
+            body,
+            project_name=ctx.project.name,
+            company_name=ctx.workspace.name,
+            today=clock.today(),
+        )
+        return letter.page(f"{body['reference']} {body['title']}", fragment)
 
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, data: ProposalCreate

@@ -1,0 +1,74 @@
+"""The proposal portal: the client's routes, authenticated by the link's token alone."""
+
+from typing import Annotated
+
+from fastapi import Depends
+
+from plumbline.auth.principal import Principal
+from plumbline.db import DB
+from plumbline.kit.pagination import Page
+from plumbline.kit.responses import ORJSONResponse
+from plumbline.kit.schema import ErrorBody
+from plumbline.proposal.flow_schemas import (
+    AcceptIn,
+    DeclineIn,
+    MessageIn,
+    MessageRead,
+    PortalProposal,
+    RequestChangesIn,
+)
+from plumbline.proposal.portal_service import portal, proposal_client
+from plumbline.routing import make_router
+
+router = make_router(prefix="/public/proposals/{token}", tags=["proposal portal"])
+ProposalClient = Annotated[Principal, Depends(proposal_client)]
+EXPIRED: dict[int | str, dict[str, object]] = {
+    410: {"model": ErrorBody, "description": "The proposal has expired"}
+}
+ANSWERED: dict[int | str, dict[str, object]] = {
+    409: {"model": ErrorBody, "description": "The proposal cannot take this answer now"},
+    **EXPIRED,
+}
+
+
+@router.get("", response_model=PortalProposal, responses=EXPIRED)
+async def read_proposal(client: ProposalClient) -> ORJSONResponse:
+    """The proposal as its client sees it."""
+    return ORJSONResponse(portal.view(client))
+
+
+@router.post("/view", response_model=PortalProposal, responses=EXPIRED)
+async def view_proposal(client: ProposalClient, db: DB) -> ORJSONResponse:
+    """Record the client's first view (SENT -> VIEWED; the sender is notified)."""
+    return ORJSONResponse(await portal.viewed(db, client))
+
+
+@router.post("/accept", response_model=PortalProposal, responses=ANSWERED)
+async def accept_proposal(client: ProposalClient, db: DB, body: AcceptIn) -> ORJSONResponse:
+    """Accept the proposal, signed by name and optionally with a drawn signature (PNG)."""
+    return ORJSONResponse(await portal.accept(db, client, body.signer_name, body.signature))
+
+
+@router.post("/decline", response_model=PortalProposal, responses=ANSWERED)
+async def decline_proposal(client: ProposalClient, db: DB, body: DeclineIn) -> ORJSONResponse:
+    """Decline the proposal with a reason."""
+    return ORJSONResponse(await portal.decline(db, client, body.reason, body.comment))
+
+
+@router.post("/request-changes", response_model=PortalProposal, responses=ANSWERED)
+async def request_changes(client: ProposalClient, db: DB, body: RequestChangesIn) -> ORJSONResponse:
+    """Send the proposal back to the contractor with what should change."""
+    return ORJSONResponse(await portal.request_changes(db, client, body.comment))
+
+
+@router.get("/messages", response_model=list[MessageRead], responses=EXPIRED)
+async def list_messages(client: ProposalClient, db: DB, page: Page) -> ORJSONResponse:
+    """The thread with the contractor, newest first."""
+    rows, headers = await portal.messages(db, client, page)
+    return ORJSONResponse(rows, headers=headers)
+
+
+@router.post("/messages", response_model=MessageRead, responses=ANSWERED)
+async def post_message(client: ProposalClient, db: DB, body: MessageIn) -> ORJSONResponse:
+    """Write to the contractor."""
+    return ORJSONResponse(await portal.post_message(db, client, body.body))

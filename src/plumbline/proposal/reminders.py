@@ -1,0 +1,67 @@
+"""``POST /internal/proposal-reminders``: senders of proposals expiring within 48 hours are
+reminded once per proposal; SENT and VIEWED proposals past ``validUntil`` are marked EXPIRED.
+
+Safe to replay and to run concurrently: a reminder is sent only by the transaction whose
+insert of its ``proposal_reminders`` row (primary key: proposal and kind) went in, in the same
+transaction as the e-mail and the notification; the expiry is one conditional UPDATE.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from plumbline.audit.service import audit
+from plumbline.db import UnitOfWork
+from plumbline.kit import clock
+from plumbline.mail.tasks import queue
+from plumbline.notification.service import notification
+from plumbline.proposal import flow_repository as flow
+from plumbline.proposal import mails
+from plumbline.proposal.service import ENTITY
+
+WINDOW = timedelta(hours=48)
+EXPIRING = "EXPIRING"
+
+
+async def run_reminders(uow: UnitOfWork) -> dict[str, Any]:
+    """This run's counts: reminders sent and proposals marked EXPIRED."""
+    db, now = uow.session, clock.now()
+    expired = await flow.expire_past_due(db, now)
+    for row in expired:
+        await audit.record(
+            db,
+            action="proposal.expired",
+            entity_type=ENTITY,
+            entity_id=row.id,
+            actor="system",
+            workspace_id=row.workspace_id,
+            project_id=row.project_id,
+            changes={"status": [None, "EXPIRED"]},
+        )
+    claimed = await flow.claim_reminders(
+        db, await flow.expiring(db, now, now + WINDOW), EXPIRING, now
+    )
+    rows = await flow.reminder_rows(db, claimed) if claimed else []
+    for row in rows:
+        queue(
+            uow,
+            mails.expiring(
+                to=row.email,
+                name=row.user_name,
+                reference=row.reference,
+                title=row.title,
+                client=row.client_name,
+                valid_until=row.valid_until,
+            ),
+        )
+        await notification.notify(
+            db,
+            [row.user_id],
+            kind="PROPOSAL_EXPIRING",
+            title=f"Proposal {row.reference} expires within 48 hours",
+            href=f"/projects/{row.project_id}/proposals/{row.id}",
+            workspace_id=row.workspace_id,
+            project_id=row.project_id,
+        )
+    return {"ok": True, "reminded": len(rows), "expired": len(expired)}
