@@ -109,6 +109,8 @@ def totals(proposal: Proposal, subtotal: Decimal) -> None:
 
 def _apply(proposal: Proposal, values: Mapping[str, Any]) -> None:
     """Set the edited columns and recompute the totals from the (new or kept) items."""
+    if values.get("cover_letter"):
+        letter.check(values["cover_letter"], "coverLetter")
     for name, value in values.items():
         if name in ("work_price_percent", "tax_percent"):
             value = value.quantize(FOUR)
