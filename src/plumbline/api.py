@@ -23,6 +23,7 @@ from plumbline.notification.endpoints import router as notification_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
 from plumbline.proposal.endpoints import router as proposal_router
+from plumbline.proposal.template_endpoints import router as proposal_template_router
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
@@ -59,6 +60,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, file_router),
     (API_V1, branding_router),
     (API_V1, branding_public_router),
+    (API_V1, proposal_template_router),
     ("/api/auth", identity_router),
     ("", home_router),
     ("", docs_router),

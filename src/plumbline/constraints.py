@@ -18,6 +18,7 @@ from plumbline.db import Base
 from plumbline.errors import Conflict
 from plumbline.identity.errors import UserAlreadyExists
 from plumbline.member.errors import AlreadyMember
+from plumbline.proposal.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
 EXPECTED: dict[str, Callable[[], Conflict]] = {
@@ -40,6 +41,7 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     "fk_files_folder_id_folders": lambda: Conflict(
         "The folder was deleted by another request at the same time"
     ),
+    "uq_proposal_templates_workspace_id_name": TemplateNameTaken,
 }
 
 # SQLite names the columns of a unique constraint, not the constraint

@@ -17,6 +17,7 @@ from plumbline.models.job import Job
 from plumbline.models.notification import Notification
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
+from plumbline.models.proposal_template import ProposalTemplate
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.user import AuthSession, User, UserToken
@@ -43,6 +44,7 @@ __all__ = [
     "ProjectCounter",
     "ProjectMember",
     "Proposal",
+    "ProposalTemplate",
     "PunchItem",
     "PunchItemAssignee",
     "Rfi",

@@ -52,8 +52,12 @@ Items = Annotated[list[ItemIn], Field(max_length=MAX_ITEMS)]
 
 
 class ProposalCreate(Schema):
+    """``validUntil`` may be left out only with a ``templateId`` whose defaults name
+    ``validDays``; the template's body and tax apply where the request does not say."""
+
     title: Title
-    valid_until: Instant
+    valid_until: Instant | None = None
+    template_id: str | None = Field(None, max_length=64)
     client_name: Short | None = None
     client_email: EmailAddress | None = None
     client_company: Short | None = None
@@ -119,6 +123,51 @@ class ProposalRead(BaseModel):
     declineReason: DeclineReason | None
     declineComment: str | None
     changeRequestComment: str | None
+    createdBy: str | None
+    createdAt: datetime
+    updatedAt: datetime
+
+
+TemplateName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)
+]
+TemplateBody = Annotated[str, StringConstraints(max_length=20000)]
+ValidDays = Annotated[int, Field(ge=1, le=3650)]
+
+
+class TemplateDefaults(Schema):
+    """What a proposal created from the template takes when its request does not say."""
+
+    tax_percent: Percentage | None = None
+    valid_days: ValidDays | None = None
+
+
+class TemplateCreate(Schema):
+    name: TemplateName
+    body: TemplateBody
+    defaults: TemplateDefaults = Field(default_factory=TemplateDefaults)
+
+
+class TemplateUpdate(Patch):
+    """Only the fields sent apply; within ``defaults`` too (send null to clear one)."""
+
+    not_null = ("name", "body", "defaults")
+    name: TemplateName | None = None
+    body: TemplateBody | None = None
+    defaults: TemplateDefaults | None = None
+
+
+class TemplateDefaultsRead(BaseModel):
+    taxPercent: str | None
+    validDays: int | None
+
+
+class TemplateRead(BaseModel):
+    id: str
+    workspaceId: str
+    name: str
+    body: str
+    defaults: TemplateDefaultsRead
     createdBy: str | None
     createdAt: datetime
     updatedAt: datetime

@@ -8,6 +8,7 @@ Edits only in DRAFT and CHANGES_REQUESTED; a MEMBER deletes only their own draft
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -24,6 +25,7 @@ from plumbline.kit.sequence import next_number
 from plumbline.models import Proposal
 from plumbline.proposal import letter, pdf
 from plumbline.proposal import repository as repo
+from plumbline.proposal import template_repository as template_repo
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
 from plumbline.proposal.repository import FIELDS
 from plumbline.proposal.schemas import ItemIn, ProposalCreate, ProposalUpdate
@@ -130,6 +132,29 @@ COLUMNS = FIELDS.columns_of(EDITABLE)
 PRICED = (*COLUMNS, "subtotal", "work_amount", "tax_amount", "total")
 
 
+async def _from_template(
+    db: AsyncSession,
+    ctx: ProjectContext,
+    template_id: str,
+    data: ProposalCreate,
+    values: dict[str, Any],
+) -> None:
+    """The template's letter, tax and validity where the request does not give its own; a
+    template of another workspace is unknown here (400 naming ``templateId``)."""
+    template = await template_repo.get(db, ctx.workspace.id, template_id)
+    if template is None:
+        raise ValidationFailed(
+            details=[{"field": "templateId", "message": "no such proposal template"}]
+        )
+    if not data.cover_letter:
+        values["cover_letter"] = template.body
+    if "tax_percent" not in data.model_fields_set and template.tax_percent is not None:
+        values["tax_percent"] = template.tax_percent
+    if data.valid_until is None and template.valid_days is not None:
+        last_day = clock.today() + timedelta(days=template.valid_days)
+        values["valid_until"] = datetime.combine(last_day, time(23, 59, 59), UTC)
+
+
 def _visibility(ctx: ProjectContext) -> Visibility:
     return Visibility(ctx.project.id, shared=not ctx.is_external, contributor=None)
 
@@ -174,9 +199,14 @@ class ProposalService:
         self, db: AsyncSession, ctx: ProjectContext, data: ProposalCreate
     ) -> dict[str, Any]:
         _visibility(ctx).collection(ProposalsInternal)
+        values = {name: getattr(data, name) for name in COLUMNS}
+        if data.template_id is not None:
+            await _from_template(db, ctx, data.template_id, data, values)
+        if values["valid_until"] is None:
+            raise ValidationFailed(details=[{"field": "validUntil", "message": "Field required"}])
         # Priced before the number is taken: refused input uses no reference.
         draft = Proposal(items=[])
-        _apply(draft, {name: getattr(data, name) for name in COLUMNS})
+        _apply(draft, values)
         number = await next_number(db, ctx.project.id, ENTITY)
         proposal = await add_record(
             db,
