@@ -49,6 +49,7 @@ BODY_REFERENCES = {
     "folderId": "folderId",
     "parentId": "folderId",
     "projectId": "projectId",
+    "templateId": "templateId",
 }
 # Calls that would end the fuzzer's own session or delete the tenant it works in, and streams.
 EXCLUDED = [
@@ -108,7 +109,20 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
         "fileId": file["id"],
         "fileVersionId": file["fileVersionId"],
         "keyId": key["id"],
+        "proposalId": post(
+            f"{project}/proposals", {"title": "Fuzzed", "validUntil": "2030-01-01T00:00:00Z"}
+        )["id"],
     }
+
+
+def _workspace_records(url: str, headers: dict[str, str], workspace_id: str) -> dict[str, str]:
+    """The workspace's records that fuzzed paths name (``.../{templateId}``)."""
+    path = f"{url}/api/v1/workspaces/{workspace_id}/proposal-templates"
+    response = httpx.post(
+        path, json={"name": "Fuzzed", "body": "Dear {{client.name}}"}, headers=headers
+    )
+    assert response.status_code == 200, response.text
+    return {"templateId": response.json()["id"]}
 
 
 def _refer(case: schemathesis.Case, known: dict[str, str], path_names: Iterable[str]) -> None:
@@ -163,6 +177,7 @@ def _live_demo() -> Iterator[tuple[str, dict[str, str], dict[str, str], dict[str
         session = {"Origin": "http://127.0.0.1:8000", "Cookie": f"auth.session_token={cookie}"}
         api_key = {"x-api-key": known.pop("apiKey")}
         known.update(_records(server.url, session, known["projectId"]))
+        known.update(_workspace_records(server.url, session, known["workspaceId"]))
         known["userId"] = signed_in.json()["user"]["id"]
         yield server.url, session, api_key, known
 

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints
 
 from plumbline.kit.schema import EmailAddress, Patch, Schema, Title
 
@@ -132,7 +132,7 @@ TemplateName = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)
 ]
 TemplateBody = Annotated[str, StringConstraints(max_length=20000)]
-ValidDays = Annotated[int, Field(ge=1, le=3650)]
+ValidDays = Annotated[int, Strict(), Field(ge=1, le=3650)]
 
 
 class TemplateDefaults(Schema):
@@ -171,3 +171,20 @@ class TemplateRead(BaseModel):
     createdBy: str | None
     createdAt: datetime
     updatedAt: datetime
+
+
+class AnalyticsSummary(BaseModel):
+    """The project's proposals in figures (docs/proposals.md defines each)."""
+
+    total: int
+    draft: int
+    sent: int
+    viewed: int
+    accepted: int
+    declined: int
+    expired: int
+    changesRequested: int
+    pipelineValue: str
+    acceptedValue: str
+    winRate: float | None
+    averageDaysToDecision: float | None

@@ -167,6 +167,27 @@ class ProposalService:
         found, headers = page.finish(await repo.list_rows(db, vis, page))
         return [to_read(row._mapping) for row in found], headers
 
+    async def summary(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        """The analytics figures of the project's proposals (one aggregate query)."""
+        vis = _visibility(ctx).collection(ProposalsInternal)
+        row = await repo.summary(db, vis, clock.now())
+        decided = int(row.accepted) + int(row.declined)
+        days = row.average_days
+        return {
+            "total": int(row.total),
+            "draft": int(row.draft),
+            "sent": int(row.sent),
+            "viewed": int(row.viewed),
+            "accepted": int(row.accepted),
+            "declined": int(row.declined),
+            "expired": int(row.expired),
+            "changesRequested": int(row.changes_requested),
+            "pipelineValue": money.text(Decimal(int(row.pipeline_cents)) / 100),
+            "acceptedValue": money.text(Decimal(int(row.accepted_cents)) / 100),
+            "winRate": round(int(row.accepted) / decided, 4) if decided else None,
+            "averageDaysToDecision": None if days is None else round(float(days), 1),
+        }
+
     async def _load(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> Proposal:
         proposal = await repo.get(db, _visibility(ctx), proposal_id)
         if proposal is None:
