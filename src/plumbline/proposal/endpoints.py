@@ -5,6 +5,7 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.proposal.auth import CanReadProposals, CanWriteProposals
+from plumbline.proposal.filters import Filters
 from plumbline.proposal.schemas import (
     AnalyticsSummary,
     ProposalCreate,
@@ -19,9 +20,12 @@ router = make_router(prefix="/projects/{projectId}/proposals", tags=["proposals"
 
 @router.get("", response_model=list[ProposalRead])
 @read_only
-async def list_proposals(ctx: CanReadProposals, db: DB, page: Page) -> ORJSONResponse:
-    """List the project's proposals."""
-    rows, headers = await proposal_service.list_proposals(db, ctx, page)
+async def list_proposals(
+    ctx: CanReadProposals, db: DB, filters: Filters, page: Page
+) -> ORJSONResponse:
+    """List the project's proposals, newest first (filters: status, q, clientEmail,
+    updatedSince)."""
+    rows, headers = await proposal_service.list_proposals(db, ctx, filters, page)
     return ORJSONResponse(rows, headers=headers)
 
 

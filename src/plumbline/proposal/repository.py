@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ColumnElement, Row, case, cast, extract, func, select
+from sqlalchemy import BigInteger, ColumnElement, Row, case, cast, extract, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Proposal
+from plumbline.proposal.filters import ProposalFilters
 from plumbline.records.fields import Fields
 from plumbline.records.visibility import Visibility
 
@@ -52,8 +53,32 @@ FIELDS = Fields(
 )
 
 
-async def list_rows(db: AsyncSession, vis: Visibility, page: PageParams) -> Sequence[Row[Any]]:
-    query = select(*FIELDS.columns).where(*vis.where(Proposal))
+def filtered(vis: Visibility, filters: ProposalFilters) -> list[ColumnElement[bool]]:
+    conditions = vis.where(Proposal)
+    if filters.status:
+        conditions.append(Proposal.status.in_(filters.status))
+    if filters.client_email:
+        conditions.append(func.lower(Proposal.client_email) == filters.client_email.lower())
+    if filters.updated_since is not None:
+        conditions.append(Proposal.updated_at >= filters.updated_since)
+    if filters.q:
+        escaped = filters.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = f"%{escaped}%"
+        searched = (
+            Proposal.title,
+            Proposal.reference,
+            Proposal.client_name,
+            Proposal.client_company,
+            Proposal.client_email,
+        )
+        conditions.append(or_(*(column.ilike(pattern, escape="\\") for column in searched)))
+    return conditions
+
+
+async def list_rows(
+    db: AsyncSession, vis: Visibility, filters: ProposalFilters, page: PageParams
+) -> Sequence[Row[Any]]:
+    query = select(*FIELDS.columns).where(*filtered(vis, filters))
     return (await db.execute(page.apply(query, Proposal.id))).all()
 
 

@@ -27,6 +27,7 @@ from plumbline.proposal import letter, pdf
 from plumbline.proposal import repository as repo
 from plumbline.proposal import template_repository as template_repo
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
+from plumbline.proposal.filters import ProposalFilters
 from plumbline.proposal.repository import FIELDS
 from plumbline.proposal.schemas import ItemIn, ProposalCreate, ProposalUpdate
 from plumbline.records import add_record, soft_delete
@@ -161,10 +162,10 @@ def _visibility(ctx: ProjectContext) -> Visibility:
 
 class ProposalService:
     async def list_proposals(
-        self, db: AsyncSession, ctx: ProjectContext, page: PageParams
+        self, db: AsyncSession, ctx: ProjectContext, filters: ProposalFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         vis = _visibility(ctx).collection(ProposalsInternal)
-        found, headers = page.finish(await repo.list_rows(db, vis, page))
+        found, headers = page.finish(await repo.list_rows(db, vis, filters, page))
         return [to_read(row._mapping) for row in found], headers
 
     async def summary(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
