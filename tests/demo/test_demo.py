@@ -60,6 +60,9 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     proposals = await _list(client, key, f"{base}/proposals")
     assert {p["status"] for p in proposals} == {"DRAFT"} and len(proposals) == 2
     assert any(p["items"] and p["total"] != "0.00" for p in proposals)
+    # Both made from the workspace's letter template, which took its tax rate along.
+    assert all("{{client.name}}" in (p["coverLetter"] or "") for p in proposals)
+    assert all(p["taxPercent"] == "8.25" for p in proposals)
 
     files = await _list(client, key, f"{base}/files")
     assert [(f["name"], f["version"]) for f in files] == [("A-201 Level 3 Floor Plan.pdf", 2)]

@@ -200,18 +200,42 @@ async def _field_reports(api: Api, base: str) -> None:
     )
 
 
+DEMO_LETTER = (
+    "Dear {{client.name}},\n\n"
+    "Thank you for the walkthrough of {{project.name}}. Our proposal {{proposal.reference}} "
+    "comes to {{proposal.total}} and is valid until {{proposal.validUntil}}.\n\n"
+    "{{items.table}}\n\n"
+    "We look forward to working with you.\n{{company.name}}"
+)
+
+
+async def _proposal_template(api: Api, base: str) -> str:
+    """The workspace's standard letter: 8.25% tax, valid 30 days."""
+    project = await api("GET", base)
+    template = await api(
+        "POST",
+        f"/api/v1/workspaces/{project['workspaceId']}/proposal-templates",
+        json={
+            "name": "Standard fit-out letter",
+            "body": DEMO_LETTER,
+            "defaults": {"taxPercent": "8.25", "validDays": 30},
+        },
+    )
+    return str(template["id"])
+
+
 async def _proposals(api: Api, base: str) -> None:
-    """A priced draft ready to send, and a second one just started."""
+    """A priced draft ready to send, and a second one just started, both from the template."""
+    template_id = await _proposal_template(api, base)
     await api(
         "POST",
         f"{base}/proposals",
         json={
             "title": "Level 3 tenant fit-out",
-            "validUntil": f"{_day(30)}T23:59:59Z",
+            "templateId": template_id,
             "clientName": "Priya Shah",
             "clientEmail": "priya.shah@example.com",
             "clientCompany": "Harbor View Dental",
-            "coverLetter": "Thank you for the walkthrough. Our price for the fit-out follows.",
             "items": [
                 {"name": "Metal stud partitions", "quantity": "142.5", "unit": "m2",
                  "rate": "38.40"},
@@ -221,7 +245,6 @@ async def _proposals(api: Api, base: str) -> None:
                  "rate": "29.90"},
             ],
             "workPricePercent": 12,
-            "taxPercent": "8.25",
             "discount": "250.00",
         },
     )  # fmt: skip
@@ -229,5 +252,5 @@ async def _proposals(api: Api, base: str) -> None:
         "POST",
         f"{base}/proposals",
         json={"title": "Lobby refresh", "validUntil": f"{_day(45)}T23:59:59Z",
-              "clientName": "Harbor View Dental"},
+              "clientName": "Harbor View Dental", "templateId": template_id},
     )  # fmt: skip
