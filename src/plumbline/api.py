@@ -32,6 +32,7 @@ from plumbline.proposal.endpoints import router as proposal_router
 from plumbline.proposal.internal import router as proposal_reminders_router
 from plumbline.proposal.lifecycle import router as proposal_lifecycle_router
 from plumbline.proposal.portal import router as proposal_portal_router
+from plumbline.proposal.template_endpoints import router as proposal_template_router
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
@@ -77,6 +78,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, file_router),
     (API_V1, branding_router),
     (API_V1, branding_public_router),
+    (API_V1, proposal_template_router),
     ("/api/auth", identity_router),
     ("", home_router),
     ("", docs_router),

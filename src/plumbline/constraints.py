@@ -19,6 +19,7 @@ from plumbline.errors import Conflict
 from plumbline.identity.errors import UserAlreadyExists
 from plumbline.member.errors import AlreadyMember
 from plumbline.om.errors import AlreadyCompleted, TagTaken
+from plumbline.proposal.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
 EXPECTED: dict[str, Callable[[], Conflict]] = {
@@ -45,6 +46,7 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     "uq_assets_project_tag_live": TagTaken,
     # one completion per work order: resolving twice at once completes the schedule once
     "uq_maintenance_completions_work_order_id": AlreadyCompleted,
+    "uq_proposal_templates_workspace_id_name": TemplateNameTaken,
 }
 
 # SQLite names the columns of a unique constraint, not the constraint

@@ -135,6 +135,16 @@ def _records(url: str, headers: dict[str, str], project_id: str) -> dict[str, st
     }
 
 
+def _workspace_records(url: str, headers: dict[str, str], workspace_id: str) -> dict[str, str]:
+    """The workspace's records that fuzzed paths name (``.../{templateId}``)."""
+    path = f"{url}/api/v1/workspaces/{workspace_id}/proposal-templates"
+    response = httpx.post(
+        path, json={"name": "Fuzzed", "body": "Dear {{client.name}}"}, headers=headers
+    )
+    assert response.status_code == 200, response.text
+    return {"templateId": response.json()["id"]}
+
+
 def _refer(case: schemathesis.Case, known: dict[str, str], path_names: Iterable[str]) -> None:
     """Known ids into the case's path parameters named in ``path_names`` and into its body's
     references (else nearly every call would stop at "not found")."""
@@ -187,6 +197,7 @@ def _live_demo() -> Iterator[tuple[str, dict[str, str], dict[str, str], dict[str
         session = {"Origin": "http://127.0.0.1:8000", "Cookie": f"auth.session_token={cookie}"}
         api_key = {"x-api-key": known.pop("apiKey")}
         known.update(_records(server.url, session, known["projectId"]))
+        known.update(_workspace_records(server.url, session, known["workspaceId"]))
         known["userId"] = signed_in.json()["user"]["id"]
         yield server.url, session, api_key, known
 

@@ -42,6 +42,7 @@ class Permission(StrEnum):
     OM_WORK = "om:work"
     SCHEDULE_WRITE = "schedule:write"
     MATERIALS_WRITE = "materials:write"
+    PROPOSAL_TEMPLATES_WRITE = "proposal-templates:write"
 
 
 _MEMBER = {
@@ -63,6 +64,7 @@ _MANAGER = _MEMBER | {
     Permission.OM_SETUP,
     Permission.SCHEDULE_WRITE,
     Permission.MATERIALS_WRITE,
+    Permission.PROPOSAL_TEMPLATES_WRITE,
 }
 _ADMIN = _MANAGER | {
     Permission.WORKSPACE_UPDATE,

@@ -206,19 +206,43 @@ async def _field_reports(api: Api, base: str) -> None:
     )
 
 
+DEMO_LETTER = (
+    "Dear {{client.name}},\n\n"
+    "Thank you for the walkthrough of {{project.name}}. Our proposal {{proposal.reference}} "
+    "comes to {{proposal.total}} and is valid until {{proposal.validUntil}}.\n\n"
+    "{{items.table}}\n\n"
+    "We look forward to working with you.\n{{company.name}}"
+)
+
+
+async def _proposal_template(api: Api, base: str) -> str:
+    """The workspace's standard letter: 8.25% tax, valid 30 days."""
+    project = await api("GET", base)
+    template = await api(
+        "POST",
+        f"/api/v1/workspaces/{project['workspaceId']}/proposal-templates",
+        json={
+            "name": "Standard fit-out letter",
+            "body": DEMO_LETTER,
+            "defaults": {"taxPercent": "8.25", "validDays": 30},
+        },
+    )
+    return str(template["id"])
+
+
 async def _proposals(api: Api, base: str) -> list[tuple[str, str]]:
-    """A priced proposal sent to its client (its portal link printed), one the client accepted
-    and signed through the portal, and a draft just started."""
+    """A priced proposal from the workspace's letter template sent to its client (its portal link
+    printed), one the client accepted and signed through the portal, and a draft just started."""
+    template_id = await _proposal_template(api, base)
     sent = await api(
         "POST",
         f"{base}/proposals",
         json={
             "title": "Level 3 tenant fit-out",
-            "validUntil": f"{_day(30)}T23:59:59Z",
+            "templateId": template_id,
             "clientName": "Priya Shah",
             "clientEmail": "priya.shah@example.com",
             "clientCompany": "Harbor View Dental",
-            "coverLetter": "Thank you for the walkthrough. Our price for the fit-out follows.",
             "items": [
                 {"name": "Metal stud partitions", "quantity": "142.5", "unit": "m2",
                  "rate": "38.40"},
@@ -228,7 +252,6 @@ async def _proposals(api: Api, base: str) -> list[tuple[str, str]]:
                  "rate": "29.90"},
             ],
             "workPricePercent": 12,
-            "taxPercent": "8.25",
             "discount": "250.00",
         },
     )  # fmt: skip
@@ -237,8 +260,38 @@ async def _proposals(api: Api, base: str) -> list[tuple[str, str]]:
         "POST",
         f"{base}/proposals",
         json={"title": "Lobby refresh", "validUntil": f"{_day(45)}T23:59:59Z",
-              "clientName": "Harbor View Dental"},
+              "clientName": "Harbor View Dental", "templateId": template_id},
     )  # fmt: skip
+    signed = await api(
+        "POST",
+        f"{base}/proposals",
+        json={
+            "title": "Roof membrane repair",
+            "validUntil": f"{_day(14)}T23:59:59Z",
+            "clientName": "Marcus Lee",
+            "clientEmail": "marcus.lee@example.com",
+            "clientCompany": "Harbor View Owners Association",
+            "items": [
+                {"name": "TPO membrane patching", "quantity": "38", "unit": "m2", "rate": "64"},
+                {"name": "Crane and access", "quantity": "1", "unit": "day", "rate": "1450"},
+            ],
+            "taxPercent": "8.25",
+        },
+    )  # fmt: skip
+    link = (await api("POST", f"{base}/proposals/{signed['id']}/send"))["portalUrl"]
+    path = link.removeprefix(settings.public_url.rstrip("/"))
+    await api("POST", f"{path}/view")
+    await api(
+        "POST",
+        f"{path}/messages",
+        json={"body": "Can the crew start on a Monday?"},
+    )
+    await api(
+        "POST",
+        f"{path}/accept",
+        json={"signerName": "Marcus Lee", "signature": signature_data_url()},
+    )
+    return [("proposal portal (SENT, the client's link)", portal)]
 
 
 async def _maintenance(api: Api, base: str) -> None:
@@ -355,33 +408,3 @@ async def _inspections(api: Api, base: str) -> None:
         f"{om}/inspection-runs/{draft['id']}",
         json={"results": [{"itemId": items[0], "outcome": "PASS"}]},
     )
-    signed = await api(
-        "POST",
-        f"{base}/proposals",
-        json={
-            "title": "Roof membrane repair",
-            "validUntil": f"{_day(14)}T23:59:59Z",
-            "clientName": "Marcus Lee",
-            "clientEmail": "marcus.lee@example.com",
-            "clientCompany": "Harbor View Owners Association",
-            "items": [
-                {"name": "TPO membrane patching", "quantity": "38", "unit": "m2", "rate": "64"},
-                {"name": "Crane and access", "quantity": "1", "unit": "day", "rate": "1450"},
-            ],
-            "taxPercent": "8.25",
-        },
-    )  # fmt: skip
-    link = (await api("POST", f"{base}/proposals/{signed['id']}/send"))["portalUrl"]
-    path = link.removeprefix(settings.public_url.rstrip("/"))
-    await api("POST", f"{path}/view")
-    await api(
-        "POST",
-        f"{path}/messages",
-        json={"body": "Can the crew start on a Monday?"},
-    )
-    await api(
-        "POST",
-        f"{path}/accept",
-        json={"signerName": "Marcus Lee", "signature": signature_data_url()},
-    )
-    return [("proposal portal (SENT, the client's link)", portal)]

@@ -33,6 +33,7 @@ from plumbline.models.proposal_flow import (
     ProposalReminder,
     ProposalRevision,
 )
+from plumbline.models.proposal_template import ProposalTemplate
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.user import AuthSession, User, UserToken
@@ -73,6 +74,7 @@ __all__ = [
     "ProposalMessage",
     "ProposalReminder",
     "ProposalRevision",
+    "ProposalTemplate",
     "PunchItem",
     "PunchItemAssignee",
     "Rfi",

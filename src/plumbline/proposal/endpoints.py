@@ -5,7 +5,13 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.proposal.auth import CanReadProposals, CanWriteProposals
-from plumbline.proposal.schemas import ProposalCreate, ProposalRead, ProposalUpdate
+from plumbline.proposal.filters import Filters
+from plumbline.proposal.schemas import (
+    AnalyticsSummary,
+    ProposalCreate,
+    ProposalRead,
+    ProposalUpdate,
+)
 from plumbline.proposal.service import proposal as proposal_service
 from plumbline.routing import make_router, read_only
 
@@ -14,9 +20,12 @@ router = make_router(prefix="/projects/{projectId}/proposals", tags=["proposals"
 
 @router.get("", response_model=list[ProposalRead])
 @read_only
-async def list_proposals(ctx: CanReadProposals, db: DB, page: Page) -> ORJSONResponse:
-    """List the project's proposals."""
-    rows, headers = await proposal_service.list_proposals(db, ctx, page)
+async def list_proposals(
+    ctx: CanReadProposals, db: DB, filters: Filters, page: Page
+) -> ORJSONResponse:
+    """List the project's proposals, newest first (filters: status, q, clientEmail,
+    updatedSince)."""
+    rows, headers = await proposal_service.list_proposals(db, ctx, filters, page)
     return ORJSONResponse(rows, headers=headers)
 
 
@@ -24,6 +33,14 @@ async def list_proposals(ctx: CanReadProposals, db: DB, page: Page) -> ORJSONRes
 async def create_proposal(ctx: CanWriteProposals, db: DB, body: ProposalCreate) -> ORJSONResponse:
     """Create a DRAFT proposal (reference PROP-{year}-{seq}, currency from the project)."""
     return ORJSONResponse(await proposal_service.create(db, ctx, body))
+
+
+@router.get("/analytics/summary", response_model=AnalyticsSummary)
+@read_only
+async def proposal_analytics(ctx: CanReadProposals, db: DB) -> ORJSONResponse:
+    """The project's proposals in figures: counts per status, pipeline and accepted value,
+    win rate and the average days from sending to the client's decision."""
+    return ORJSONResponse(await proposal_service.summary(db, ctx))
 
 
 @router.get("/{proposalId}", response_model=ProposalRead)

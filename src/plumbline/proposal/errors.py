@@ -1,4 +1,4 @@
-from plumbline.errors import Forbidden, InvalidTransition
+from plumbline.errors import Conflict, Forbidden, InvalidTransition
 
 
 class ProposalsInternal(Forbidden):
@@ -7,3 +7,7 @@ class ProposalsInternal(Forbidden):
 
 class ProposalNotEditable(InvalidTransition):
     message = "A proposal can be edited only in DRAFT or CHANGES_REQUESTED"
+
+
+class TemplateNameTaken(Conflict):
+    message = "A proposal template with this name already exists in the workspace"

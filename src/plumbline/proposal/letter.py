@@ -5,8 +5,10 @@ of variables (``{{client.name}}``), attribute/item look-ups, a few text filters 
 ``lower``, ``title``, ``capitalize``, ``trim``, ``default``) and ``{% if %}`` blocks. Loops,
 calls, arithmetic, assignments, macros and includes are refused when the template is checked
 (``check``), so a template can neither reach Python internals nor make the server loop. Unknown
-variables render empty. In HTML every value is escaped (autoescape); ``{{items.table}}`` is the
-one value that is markup, built here from escaped cells.
+variables render empty.
+
+The HTML letter is rendered as text and escaped as a whole (the template's own text is user
+text too), then ``{{items.table}}`` is put in as markup built from escaped cells.
 
 The variables (PRODUCT §8): ``client.name|email|company``, ``project.name``, ``company.name``,
 ``proposal.total|reference|validUntil|title``, ``today``, ``items.table``.
@@ -23,7 +25,6 @@ from typing import Any
 from jinja2 import ChainableUndefined, TemplateSyntaxError, nodes
 from jinja2.exceptions import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
-from markupsafe import Markup
 
 from plumbline.errors import ValidationFailed
 
@@ -58,9 +59,9 @@ _ALLOWED = (
 )
 
 
-def _environment(*, autoescape: bool) -> SandboxedEnvironment:
+def _environment() -> SandboxedEnvironment:
     env = SandboxedEnvironment(
-        autoescape=autoescape, undefined=ChainableUndefined, keep_trailing_newline=True
+        autoescape=False, undefined=ChainableUndefined, keep_trailing_newline=True
     )
     env.filters = {name: env.filters[name] for name in FILTERS}
     env.tests = {name: env.tests[name] for name in ("defined", "undefined", "none")}
@@ -68,8 +69,9 @@ def _environment(*, autoescape: bool) -> SandboxedEnvironment:
     return env
 
 
-_HTML = _environment(autoescape=True)
-_TEXT = _environment(autoescape=False)
+_TEXT = _environment()
+# Where ``{{items.table}}`` goes in the HTML letter (a NUL never survives in stored text).
+_TABLE = "\x00items.table\x00"
 
 
 def check(body: str, field: str) -> None:
@@ -120,7 +122,8 @@ def number(value: str) -> str:
     return text
 
 
-def items_html(proposal: Mapping[str, Any]) -> Markup:
+def items_html(proposal: Mapping[str, Any]) -> str:
+    """The items as an HTML table (every user value escaped)."""
     currency = proposal["currency"]
     rows = []
     for item in proposal["items"]:
@@ -135,8 +138,7 @@ def items_html(proposal: Mapping[str, Any]) -> Markup:
             f'<td class="num">{money(item["lineTotal"], currency)}</td></tr>'
         )
     total = money(proposal["total"], currency)
-    # Every user value above went through html.escape; the rest is this module's own markup.
-    return Markup(  # noqa: S704
+    return (
         '<table class="items"><thead><tr><th>Item</th><th>Qty</th><th>Unit</th>'
         "<th>Rate</th><th>Line total</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody>"
@@ -194,18 +196,21 @@ def render_html(
     template: str | None = None,
 ) -> str:
     """The letter as an HTML fragment (``template`` defaults to the proposal's cover letter, and
-    an empty one to ``DEFAULT_LETTER``); 400 when the template is refused by ``check``."""
+    an empty one to ``DEFAULT_LETTER``); 400 when the template is refused by ``check``.
+
+    The letter is rendered as text and then escaped as a whole, so the template's own text is
+    escaped as well as every value; ``{{items.table}}`` is put in afterwards as markup."""
     body = _body(proposal, template if template is not None else proposal.get("coverLetter"))
     check(body, "coverLetter")
     values = variables(proposal, project_name=project_name, company_name=company_name, today=today)
-    values["items"] = {"table": items_html(proposal)}
+    values["items"] = {"table": _TABLE}
     try:
-        rendered = _HTML.from_string(body).render(values)
+        rendered = _TEXT.from_string(body.replace(_TABLE, "")).render(values)
     except TemplateError as error:
         raise ValidationFailed(
             details=[{"field": "coverLetter", "message": f"template error: {error.message}"}]
         ) from None
-    return _paragraphs(rendered)
+    return _paragraphs(html.escape(rendered), items_html(proposal))
 
 
 def render_text(
@@ -230,15 +235,17 @@ def render_text(
         return body
 
 
-def _paragraphs(rendered: str) -> str:
-    """Blank lines separate paragraphs, single newlines break lines (the text is escaped)."""
-    blocks = [block.strip("\n") for block in rendered.replace("\r\n", "\n").split("\n\n")]
+def _paragraphs(escaped: str, table: str) -> str:
+    """Blank lines separate paragraphs, single newlines break lines; the items table stands
+    on its own between paragraphs."""
+    text = escaped.replace("\r\n", "\n").replace(_TABLE, f"\n\n{_TABLE}\n\n")
     out = []
-    for block in blocks:
+    for block in text.split("\n\n"):
+        block = block.strip("\n")
         if not block.strip():
             continue
-        if block.startswith('<table class="items">') and block.endswith("</table>"):
-            out.append(block)
+        if block == _TABLE:
+            out.append(table)
         else:
             out.append("<p>" + block.replace("\n", "<br>\n") + "</p>")
     return "\n".join(out)

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints
 
 from plumbline.kit.schema import EmailAddress, Patch, Schema, Title
 
@@ -52,8 +52,12 @@ Items = Annotated[list[ItemIn], Field(max_length=MAX_ITEMS)]
 
 
 class ProposalCreate(Schema):
+    """``validUntil`` may be left out only with a ``templateId`` whose defaults name
+    ``validDays``; the template's body and tax apply where the request does not say."""
+
     title: Title
-    valid_until: Instant
+    valid_until: Instant | None = None
+    template_id: str | None = Field(None, max_length=64)
     client_name: Short | None = None
     client_email: EmailAddress | None = None
     client_company: Short | None = None
@@ -122,3 +126,65 @@ class ProposalRead(BaseModel):
     createdBy: str | None
     createdAt: datetime
     updatedAt: datetime
+
+
+TemplateName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)
+]
+TemplateBody = Annotated[str, StringConstraints(max_length=20000)]
+ValidDays = Annotated[int, Strict(), Field(ge=1, le=3650)]
+
+
+class TemplateDefaults(Schema):
+    """What a proposal created from the template takes when its request does not say."""
+
+    tax_percent: Percentage | None = None
+    valid_days: ValidDays | None = None
+
+
+class TemplateCreate(Schema):
+    name: TemplateName
+    body: TemplateBody
+    defaults: TemplateDefaults = Field(default_factory=TemplateDefaults)
+
+
+class TemplateUpdate(Patch):
+    """Only the fields sent apply; within ``defaults`` too (send null to clear one)."""
+
+    not_null = ("name", "body", "defaults")
+    name: TemplateName | None = None
+    body: TemplateBody | None = None
+    defaults: TemplateDefaults | None = None
+
+
+class TemplateDefaultsRead(BaseModel):
+    taxPercent: str | None
+    validDays: int | None
+
+
+class TemplateRead(BaseModel):
+    id: str
+    workspaceId: str
+    name: str
+    body: str
+    defaults: TemplateDefaultsRead
+    createdBy: str | None
+    createdAt: datetime
+    updatedAt: datetime
+
+
+class AnalyticsSummary(BaseModel):
+    """The project's proposals in figures (docs/proposals.md defines each)."""
+
+    total: int
+    draft: int
+    sent: int
+    viewed: int
+    accepted: int
+    declined: int
+    expired: int
+    changesRequested: int
+    pipelineValue: str
+    acceptedValue: str
+    winRate: float | None
+    averageDaysToDecision: float | None

@@ -8,6 +8,7 @@ Edits only in DRAFT and CHANGES_REQUESTED; a MEMBER deletes only their own draft
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -25,7 +26,9 @@ from plumbline.models import Proposal
 from plumbline.proposal import flow_repository as flow_repo
 from plumbline.proposal import letter, pdf
 from plumbline.proposal import repository as repo
+from plumbline.proposal import template_repository as template_repo
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
+from plumbline.proposal.filters import ProposalFilters
 from plumbline.proposal.repository import FIELDS
 from plumbline.proposal.schemas import ItemIn, ProposalCreate, ProposalUpdate
 from plumbline.records import add_record, soft_delete
@@ -125,6 +128,8 @@ def totals(proposal: Proposal, subtotal: Decimal) -> None:
 
 def _apply(proposal: Proposal, values: Mapping[str, Any]) -> None:
     """Set the edited columns and recompute the totals from the (new or kept) items."""
+    if values.get("cover_letter"):
+        letter.check(values["cover_letter"], "coverLetter")
     for name, value in values.items():
         if name in ("work_price_percent", "tax_percent"):
             value = value.quantize(FOUR)
@@ -144,18 +149,62 @@ COLUMNS = FIELDS.columns_of(EDITABLE)
 PRICED = (*COLUMNS, "subtotal", "work_amount", "tax_amount", "total")
 
 
+async def _from_template(
+    db: AsyncSession,
+    ctx: ProjectContext,
+    template_id: str,
+    data: ProposalCreate,
+    values: dict[str, Any],
+) -> None:
+    """The template's letter, tax and validity where the request does not give its own; a
+    template of another workspace is unknown here (400 naming ``templateId``)."""
+    template = await template_repo.get(db, ctx.workspace.id, template_id)
+    if template is None:
+        raise ValidationFailed(
+            details=[{"field": "templateId", "message": "no such proposal template"}]
+        )
+    if not data.cover_letter:
+        values["cover_letter"] = template.body
+    if "tax_percent" not in data.model_fields_set and template.tax_percent is not None:
+        values["tax_percent"] = template.tax_percent
+    if data.valid_until is None and template.valid_days is not None:
+        last_day = clock.today() + timedelta(days=template.valid_days)
+        values["valid_until"] = datetime.combine(last_day, time(23, 59, 59), UTC)
+
+
 def _visibility(ctx: ProjectContext) -> Visibility:
     return Visibility(ctx.project.id, shared=not ctx.is_external, contributor=None)
 
 
 class ProposalService:
     async def list_proposals(
-        self, db: AsyncSession, ctx: ProjectContext, page: PageParams
+        self, db: AsyncSession, ctx: ProjectContext, filters: ProposalFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         vis = _visibility(ctx).collection(ProposalsInternal)
-        found, headers = page.finish(await repo.list_rows(db, vis, page))
+        found, headers = page.finish(await repo.list_rows(db, vis, filters, page))
         now = _now()
         return [to_read(row._mapping, now) for row in found], headers
+
+    async def summary(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        """The analytics figures of the project's proposals (one aggregate query)."""
+        vis = _visibility(ctx).collection(ProposalsInternal)
+        row = await repo.summary(db, vis, clock.now())
+        decided = int(row.accepted) + int(row.declined)
+        days = row.average_days
+        return {
+            "total": int(row.total),
+            "draft": int(row.draft),
+            "sent": int(row.sent),
+            "viewed": int(row.viewed),
+            "accepted": int(row.accepted),
+            "declined": int(row.declined),
+            "expired": int(row.expired),
+            "changesRequested": int(row.changes_requested),
+            "pipelineValue": money.text(Decimal(int(row.pipeline_cents)) / 100),
+            "acceptedValue": money.text(Decimal(int(row.accepted_cents)) / 100),
+            "winRate": round(int(row.accepted) / decided, 4) if decided else None,
+            "averageDaysToDecision": None if days is None else round(float(days), 1),
+        }
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> Proposal:
         proposal = await repo.get(db, _visibility(ctx), proposal_id)
@@ -196,9 +245,14 @@ class ProposalService:
         self, db: AsyncSession, ctx: ProjectContext, data: ProposalCreate
     ) -> dict[str, Any]:
         _visibility(ctx).collection(ProposalsInternal)
+        values = {name: getattr(data, name) for name in COLUMNS}
+        if data.template_id is not None:
+            await _from_template(db, ctx, data.template_id, data, values)
+        if values["valid_until"] is None:
+            raise ValidationFailed(details=[{"field": "validUntil", "message": "Field required"}])
         # Priced before the number is taken: refused input uses no reference.
         draft = Proposal(items=[])
-        _apply(draft, {name: getattr(data, name) for name in COLUMNS})
+        _apply(draft, values)
         number = await next_number(db, ctx.project.id, ENTITY)
         proposal = await add_record(
             db,
