@@ -26,6 +26,7 @@ from plumbline.proposal.endpoints import router as proposal_router
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
+from plumbline.schedule.endpoints import router as schedule_router
 from plumbline.viewer.endpoints import router as viewer_router
 from plumbline.workspace.endpoints import router as workspace_router
 
@@ -41,6 +42,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, field_report_router),
     (API_V1, rfi_router),
     (API_V1, proposal_router),
+    (API_V1, schedule_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
     (API_V1, internal_router),

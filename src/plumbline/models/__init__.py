@@ -14,11 +14,13 @@ from plumbline.models.file import (
 )
 from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
+from plumbline.models.material import Material
 from plumbline.models.notification import Notification
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
+from plumbline.models.schedule import Schedule, ScheduleTask
 from plumbline.models.user import AuthSession, User, UserToken
 from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspace
 
@@ -37,6 +39,7 @@ __all__ = [
     "Issue",
     "IssueComment",
     "Job",
+    "Material",
     "Membership",
     "Notification",
     "Project",
@@ -48,6 +51,8 @@ __all__ = [
     "Rfi",
     "RfiAssignee",
     "RfiMessage",
+    "Schedule",
+    "ScheduleTask",
     "Upload",
     "User",
     "UserToken",
