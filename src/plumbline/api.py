@@ -18,6 +18,7 @@ from plumbline.identity.endpoints import me_router
 from plumbline.identity.endpoints import router as identity_router
 from plumbline.internal.endpoints import router as internal_router
 from plumbline.issue.endpoints import router as issue_router
+from plumbline.material.endpoints import router as material_router
 from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
 from plumbline.portal.invites import router as portal_invites_router
@@ -50,6 +51,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, notification_router),
     (API_V1, workspace_router),
     (API_V1, member_router),
+    (API_V1, material_router),
     (API_V1, portal_invites_router),
     (API_V1, project_router),
     (API_V1, api_key_router),

@@ -42,6 +42,7 @@ class Permission(StrEnum):
     OM_WORK = "om:work"
     SCHEDULE_WRITE = "schedule:write"
     MATERIALS_WRITE = "materials:write"
+    MATERIALS_READ = "materials:read"
 
 
 _MEMBER = {
@@ -52,6 +53,7 @@ _MEMBER = {
     Permission.FILES_READ,
     Permission.FILES_UPLOAD,
     Permission.OM_WORK,
+    Permission.MATERIALS_READ,
 }
 _MANAGER = _MEMBER | {
     Permission.PROJECT_CREATE,

@@ -1,0 +1,10 @@
+from plumbline.errors import Conflict, NotFound
+
+
+class MaterialNotFound(NotFound):
+    message = "Material not found"
+
+
+class SkuTaken(Conflict):
+    code = "SKU_TAKEN"
+    message = "Another material of this workspace has this SKU"
