@@ -135,7 +135,7 @@ async def test_concurrent_creates_of_one_sku_leave_one(client, world):
                 url(world.workspace),
                 json={"name": f"M{i}", "unit": "m", "sku": sku},
                 headers=world.manager.headers,
-            )  # fmt: skip
+            )
             for i in range(4)
         )
     )

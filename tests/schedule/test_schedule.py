@@ -145,7 +145,8 @@ async def test_refusals_name_the_task_and_write_nothing(client, world):
         ([task("a", assigneeId=new_id())], "tasks.0.assigneeId", "not a project member"),
         ([task("a", status="DONE")], "tasks.0.status", ""),
         ([task("a", progressPercent=101)], "tasks.0.progressPercent", ""),
-        ([task("a", dependencies=[{"taskId": "b", "type": "XX"}])], "tasks.0.dependencies.0.type", ""),
+        ([task("a", dependencies=[{"taskId": "b", "type": "XX"}])],
+         "tasks.0.dependencies.0.type", ""),
         ([task("x" * 65)], "tasks.0.id", ""),
         ([{"id": "a", "name": "No dates"}], "tasks.0.startDate", ""),
     ]  # fmt: skip
