@@ -111,7 +111,8 @@ async def test_sku_unique_per_workspace(client, world):
         headers=world.manager.headers,
     )  # fmt: skip
     assert taken.status_code == 409
-    assert taken.json()["code"] == "SKU_TAKEN"
+    assert taken.json()["code"] == "CONFLICT"
+    assert taken.json()["sku"] == "CEM-25"
     second = await create(client, world, sku="CEM-50")
     clash = await client.patch(
         url(world.workspace, f"/{second['id']}"), json={"sku": "CEM-25"},

@@ -6,5 +6,4 @@ class MaterialNotFound(NotFound):
 
 
 class SkuTaken(Conflict):
-    code = "SKU_TAKEN"
     message = "Another material of this workspace has this SKU"
