@@ -286,3 +286,11 @@ async def test_export_csv_neutralises_formulas(client, world):
     stranger = await make_world()
     refused = await client.get(url(world.project, "/export.csv"), headers=stranger.owner.headers)
     assert refused.status_code == 404
+
+
+async def test_a_body_over_4_mib_is_413(client, world):
+    tasks = [task(f"t{i}", name="x" * 450) for i in range(9000)]
+    response = await put(client, world, tasks)
+    assert response.status_code == 413
+    assert response.json()["code"] == "PAYLOAD_TOO_LARGE"
+    assert await task_count(world.project) == 0
