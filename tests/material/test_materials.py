@@ -184,7 +184,8 @@ async def test_roles_plans_and_api_keys(client, world, monkeypatch):
     assert foreign.status_code == 404
     raw, _ = await create_api_key(world.project, scopes=["schedule:read"])
     keyed = await client.get(url(world.workspace), headers=key_headers(raw))
-    assert keyed.status_code in (401, 403)
+    assert keyed.status_code == 403
+    assert keyed.json()["error"] == "API keys are accepted on project-scoped routes only"
     monkeypatch.setattr(settings, "billing", "local")
     await set_workspace(world.workspace.id, plan="team", subscription_status="active")
     assert (await client.get(url(world.workspace), headers=world.member.headers)).status_code == 200
