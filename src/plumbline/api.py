@@ -18,6 +18,7 @@ from plumbline.identity.endpoints import me_router
 from plumbline.identity.endpoints import router as identity_router
 from plumbline.internal.endpoints import router as internal_router
 from plumbline.issue.endpoints import router as issue_router
+from plumbline.material.endpoints import router as material_router
 from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
 from plumbline.occupant.endpoints import router as occupant_router
@@ -36,6 +37,7 @@ from plumbline.proposal.template_endpoints import router as proposal_template_ro
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
+from plumbline.schedule.endpoints import router as schedule_router
 from plumbline.viewer.endpoints import router as viewer_router
 from plumbline.workspace.endpoints import router as workspace_router
 
@@ -60,6 +62,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, proposal_lifecycle_router),
     (API_V1, proposal_portal_router),
     (API_V1, proposal_reminders_router),
+    (API_V1, schedule_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
     (API_V1, internal_router),
@@ -67,6 +70,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, notification_router),
     (API_V1, workspace_router),
     (API_V1, member_router),
+    (API_V1, material_router),
     (API_V1, portal_invites_router),
     (API_V1, project_router),
     (API_V1, api_key_router),

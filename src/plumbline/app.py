@@ -30,13 +30,16 @@ TELEMETRY_OFF: TelemetryConfig = {"tracing": False, "metrics": False, "logs": Fa
 
 
 def body_limit(path: str) -> int | None:
-    """1 MiB JSON bodies, 8 MiB viewer state, 2 MiB logos; storage uploads enforce their own."""
+    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules, 2 MiB logos; storage uploads
+    enforce their own."""
     if path.startswith("/api/v1/storage/"):
         return None
     if path.endswith("/viewer-state"):
         return 8 * MiB
     if path.endswith("/logo"):
         return 2 * MiB
+    if path.endswith("/schedule"):  # a whole schedule of up to 5,000 tasks
+        return 4 * MiB
     return MiB
 
 

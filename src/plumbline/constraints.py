@@ -17,12 +17,14 @@ from sqlalchemy.exc import IntegrityError
 from plumbline.db import Base
 from plumbline.errors import Conflict
 from plumbline.identity.errors import UserAlreadyExists
+from plumbline.material.errors import SkuTaken
 from plumbline.member.errors import AlreadyMember
 from plumbline.om.errors import AlreadyCompleted, TagTaken
 from plumbline.proposal.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
 EXPECTED: dict[str, Callable[[], Conflict]] = {
+    "uq_materials_workspace_id_sku": SkuTaken,
     "uq_users_email": UserAlreadyExists,
     "uq_workspaces_slug": SlugTaken,
     "uq_memberships_workspace_id_user_id": AlreadyMember,

@@ -198,6 +198,13 @@ def _live_demo() -> Iterator[tuple[str, dict[str, str], dict[str, str], dict[str
         api_key = {"x-api-key": known.pop("apiKey")}
         known.update(_records(server.url, session, known["projectId"]))
         known.update(_workspace_records(server.url, session, known["workspaceId"]))
+        material = httpx.post(
+            f"{server.url}/api/v1/workspaces/{known['workspaceId']}/materials",
+            json={"name": "Fuzzed material", "unit": "m"},
+            headers=session,
+        )
+        assert material.status_code == 200, material.text
+        known["materialId"] = material.json()["id"]
         known["userId"] = signed_in.json()["user"]["id"]
         yield server.url, session, api_key, known
 

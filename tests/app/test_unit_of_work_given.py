@@ -27,6 +27,7 @@ from plumbline.models import (
     File,
     Folder,
     MaintenanceCompletion,
+    Material,
     Membership,
     ProjectMember,
     PunchItemAssignee,
@@ -80,6 +81,14 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         ),
         "pk_punch_item_assignees": lambda: PunchItemAssignee(
             punch_item_id=ids["punchId"], user_id=ids["userId"], position=1
+        ),
+        "uq_materials_workspace_id_sku": lambda: Material(
+            workspace_id=ids["workspaceId"],
+            name="Twin",
+            unit="m",
+            unit_price=0,
+            currency="USD",
+            sku=ids["sku"],
         ),
         "fk_folders_parent_id_folders": lambda: Folder(
             project_id=ids["projectId"],
@@ -225,6 +234,12 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=headers,
     )
     assert (rfi.status_code, punch.status_code) == (200, 200), (rfi.text, punch.text)
+    material = await client.post(
+        f"/api/v1/workspaces/{world.workspace.id}/materials",
+        json={"name": "Twin", "unit": "m", "sku": "TWIN-1"},
+        headers=world.manager.headers,
+    )
+    assert material.status_code == 200, material.text
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
     await set_project(world.project.id, operations_mode=True)
@@ -252,6 +267,7 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         "restrictedId": restricted.id,
         "rfiId": rfi.json()["id"],
         "punchId": punch.json()["id"],
+        "sku": material.json()["sku"],
     }
 
 

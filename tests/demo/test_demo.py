@@ -14,14 +14,16 @@ def printed(output: str) -> dict[str, str]:
     login = re.search(r"sign in:\s+(\S+) / (\S+)", output)
     key = re.search(r"API key:\s+(psk_\S+)", output)
     project = re.search(r"project: (\S+)", output)
+    workspace = re.search(r"workspace:\s+(\S+)", output)
     curl = re.search(r"curl -H 'x-api-key: (psk_\S+)' http://[^/]+(/api/v1/\S+)", output)
-    assert login and key and project and curl, output
+    assert login and key and project and workspace and curl, output
     assert curl.group(1) == key.group(1)
     return {
         "email": login.group(1),
         "password": login.group(2),
         "key": key.group(1),
         "project": project.group(1),
+        "workspace": workspace.group(1),
         "curl_path": curl.group(2),
     }
 
@@ -89,6 +91,13 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
         "INSPECTION_FOLLOWUP"
     )
 
+    assert any(item["materialId"] for p in proposals for item in p["items"])
+
+    schedule = await client.get(f"{base}/schedule", headers=key_headers(key))
+    tasks = schedule.json()["tasks"]
+    assert len(tasks) >= 12 and any(t["isMilestone"] for t in tasks)
+    assert any(t["dependencies"] for t in tasks) and any(t["parentId"] for t in tasks)
+
     files = await _list(client, key, f"{base}/files")
     assert [(f["name"], f["version"]) for f in files] == [("A-201 Level 3 Floor Plan.pdf", 2)]
     drawing = files[0]
@@ -111,6 +120,9 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     me = await client.get("/api/v1/me")
     assert me.status_code == 200
     assert "Demo Construction Co." in {w["name"] for w in me.json()["workspaces"]}
+    materials = await client.get(f"/api/v1/workspaces/{demo['workspace']}/materials")
+    assert materials.status_code == 200, materials.text
+    assert len(materials.json()) == 10
 
 
 async def test_a_second_run_reprints_the_login_and_new_key_mints_a_working_key(

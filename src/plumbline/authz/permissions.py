@@ -43,6 +43,7 @@ class Permission(StrEnum):
     SCHEDULE_WRITE = "schedule:write"
     MATERIALS_WRITE = "materials:write"
     PROPOSAL_TEMPLATES_WRITE = "proposal-templates:write"
+    MATERIALS_READ = "materials:read"
 
 
 _MEMBER = {
@@ -53,6 +54,7 @@ _MEMBER = {
     Permission.FILES_READ,
     Permission.FILES_UPLOAD,
     Permission.OM_WORK,
+    Permission.MATERIALS_READ,
 }
 _MANAGER = _MEMBER | {
     Permission.PROJECT_CREATE,

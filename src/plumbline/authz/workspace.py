@@ -13,6 +13,7 @@ from plumbline.auth.deps import principal_dependency, session_cookie, user_with
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import LIVE_SESSION
 from plumbline.authz.permissions import Permission, Permits, permissions_for
+from plumbline.authz.plans import Feature, require_feature
 from plumbline.errors import NotFound
 from plumbline.models import Membership, User, Workspace
 
@@ -62,9 +63,12 @@ def _member_context(
     return WorkspaceContext(principal, workspace, membership, permissions)
 
 
-def workspace_access(permission: Permission | None) -> Callable[..., Awaitable[WorkspaceContext]]:
+def workspace_access(
+    permission: Permission | None, *, feature: Feature | None = None
+) -> Callable[..., Awaitable[WorkspaceContext]]:
     """A route dependency for ``/workspaces/{workspaceId}/...``: a verified session user who is a
-    member (404 otherwise), holding ``permission`` when given (403 otherwise)."""
+    member (404 otherwise), the plan's ``feature`` when given (402, writes also refused on a
+    lapsed subscription), holding ``permission`` when given (403 otherwise)."""
 
     @principal_dependency(session_cookie)
     async def dependency(request: Request, workspaceId: str) -> WorkspaceContext:
@@ -74,6 +78,8 @@ def workspace_access(permission: Permission | None) -> Callable[..., Awaitable[W
         )
         _, _, workspace, membership = row
         ctx = _member_context(principal, workspace, membership)
+        if feature is not None:
+            require_feature(ctx.workspace, feature, write=request.method not in ("GET", "HEAD"))
         if permission is not None:
             ctx.require(permission)
         return ctx

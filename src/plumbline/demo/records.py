@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from plumbline.config import settings
+from plumbline.demo import planning
 from plumbline.demo.drawing import floor_plan, signature_data_url
 from plumbline.demo.seed import Api
 from plumbline.kit import clock
@@ -31,6 +32,7 @@ async def populate(api: Api, project_id: str) -> list[tuple[str, str]]:
     links += await _proposals(api, base)
     await _maintenance(api, base)
     await _inspections(api, base)
+    await planning.populate(api, project_id)
     return links
 
 

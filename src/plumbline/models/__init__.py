@@ -15,6 +15,7 @@ from plumbline.models.file import (
 )
 from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
+from plumbline.models.material import Material
 from plumbline.models.notification import Notification
 from plumbline.models.occupant import OccupantLink, OccupantRequest
 from plumbline.models.om import (
@@ -36,6 +37,7 @@ from plumbline.models.proposal_flow import (
 from plumbline.models.proposal_template import ProposalTemplate
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
+from plumbline.models.schedule import Schedule, ScheduleTask
 from plumbline.models.user import AuthSession, User, UserToken
 from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspace
 
@@ -61,6 +63,7 @@ __all__ = [
     "MaintenanceCompletion",
     "MaintenanceSchedule",
     "MaintenanceWorkOrder",
+    "Material",
     "Membership",
     "MeterReading",
     "Notification",
@@ -80,6 +83,8 @@ __all__ = [
     "Rfi",
     "RfiAssignee",
     "RfiMessage",
+    "Schedule",
+    "ScheduleTask",
     "Upload",
     "User",
     "UserToken",

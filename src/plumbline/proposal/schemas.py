@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints, model_validator
 
 from plumbline.kit.schema import EmailAddress, Patch, Schema, Title
 
@@ -39,13 +39,22 @@ Instant = Annotated[datetime, AfterValidator(_in_utc)]
 
 
 class ItemIn(Schema):
+    """With ``materialId``, the name, unit and rate not given are copied from the material."""
+
     id: str | None = Field(None, max_length=64)
-    name: Name
+    name: Name | None = None
     description: LongText | None = None
     quantity: Quantity
     unit: Short | None = None
-    rate: Quantity
+    rate: Quantity | None = None
     material_id: str | None = Field(None, max_length=64)
+
+    @model_validator(mode="after")
+    def _named_and_priced(self) -> Self:
+        missing = [name for name in ("name", "rate") if getattr(self, name) is None]
+        if self.material_id is None and missing:
+            raise ValueError(f"{' and '.join(missing)} required unless materialId is given")
+        return self
 
 
 Items = Annotated[list[ItemIn], Field(max_length=MAX_ITEMS)]

@@ -22,6 +22,7 @@ from plumbline.kit import clock, money
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
+from plumbline.material.service import material_items
 from plumbline.models import Proposal
 from plumbline.proposal import flow_repository as flow_repo
 from plumbline.proposal import letter, pdf
@@ -100,7 +101,8 @@ def priced(items: Sequence[ItemIn]) -> tuple[list[dict[str, Any]], Decimal]:
     """The items as stored (decimals as strings, each with its ``lineTotal``) and their sum."""
     stored, subtotal = [], Decimal(0)
     for index, item in enumerate(items):
-        line = _amount(item.quantity * item.rate, f"items.{index}.lineTotal")
+        rate = item.rate if item.rate is not None else Decimal(0)  # set: see material_items
+        line = _amount(item.quantity * rate, f"items.{index}.lineTotal")
         subtotal += line
         stored.append(
             {
@@ -109,7 +111,7 @@ def priced(items: Sequence[ItemIn]) -> tuple[list[dict[str, Any]], Decimal]:
                 "description": item.description,
                 "quantity": number_text(item.quantity),
                 "unit": item.unit,
-                "rate": number_text(item.rate),
+                "rate": number_text(rate),
                 "lineTotal": money.text(line),
                 "materialId": item.material_id,
             }
@@ -245,6 +247,7 @@ class ProposalService:
         self, db: AsyncSession, ctx: ProjectContext, data: ProposalCreate
     ) -> dict[str, Any]:
         _visibility(ctx).collection(ProposalsInternal)
+        data.items = await material_items(db, ctx.workspace.id, data.items)
         values = {name: getattr(data, name) for name in COLUMNS}
         if data.template_id is not None:
             await _from_template(db, ctx, data.template_id, data, values)
@@ -274,6 +277,8 @@ class ProposalService:
         if proposal.status not in EDITABLE_STATUSES:
             raise ProposalNotEditable()
         given = data.model_fields_set
+        if data.items:
+            data.items = await material_items(db, ctx.workspace.id, data.items)
         before = FIELDS.audited(proposal, AUDITED)
         _apply(proposal, {name: getattr(data, name) for name in COLUMNS if name in given})
         changes = diff(before, FIELDS.audited(proposal, AUDITED))

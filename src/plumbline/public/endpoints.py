@@ -1,10 +1,12 @@
+from fastapi import Request
 from sqlalchemy import text
 
 from plumbline import __version__
 from plumbline.auth.deps import Public
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.public.schemas import Health
+from plumbline.public.schemas import ChatReply, ChatRequest, Health
+from plumbline.public.service import marketing_reply
 from plumbline.routing import make_router
 
 router = make_router(tags=["public"], dependencies=[Public])
@@ -18,3 +20,10 @@ async def health(db: DB) -> ORJSONResponse:
     except Exception:
         return ORJSONResponse({"ok": False, "version": __version__, "database": "unreachable"}, 503)
     return ORJSONResponse({"ok": True, "version": __version__, "database": "ok"})
+
+
+@router.post("/public/marketing/chat", response_model=ChatReply)
+async def marketing_chat(request: Request, body: ChatRequest) -> ORJSONResponse:
+    """Answer a visitor's question from the product FAQ (24 per 15 minutes per address)."""
+    reply, headers = await marketing_reply(request, body)
+    return ORJSONResponse({"reply": reply}, headers=headers)

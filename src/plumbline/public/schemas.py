@@ -1,7 +1,29 @@
-from pydantic import BaseModel
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, StringConstraints
+
+from plumbline.kit.schema import Schema
 
 
 class Health(BaseModel):
     ok: bool
     version: str
     database: str
+
+
+MAX_MESSAGES = 20
+
+
+class ChatMessage(Schema):
+    role: Literal["user", "assistant"]
+    content: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+
+
+class ChatRequest(Schema):
+    """The conversation so far, oldest first; the last message is the visitor's question."""
+
+    messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_MESSAGES)
+
+
+class ChatReply(BaseModel):
+    reply: str

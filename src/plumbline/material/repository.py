@@ -1,0 +1,109 @@
+"""Every material query: always within one workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.db import AnySelect, Rows
+from plumbline.kit.pagination import PageParams
+from plumbline.material.schemas import MaterialFilters
+from plumbline.models import Material
+from plumbline.records.fields import Fields
+
+FIELDS = Fields(
+    Material.__table__,
+    {
+        "id": "id",
+        "workspaceId": "workspace_id",
+        "name": "name",
+        "unit": "unit",
+        "unitPrice": "unit_price",
+        "currency": "currency",
+        "sku": "sku",
+        "category": "category",
+        "supplier": "supplier",
+        "createdBy": "created_by",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+    },
+)
+SEARCHED = (Material.name, Material.sku, Material.supplier)
+
+
+def filtered(workspace_id: str, filters: MaterialFilters) -> AnySelect:
+    query = select(*FIELDS.columns).where(Material.workspace_id == workspace_id)
+    if filters.q:
+        query = query.where(or_(*(c.icontains(filters.q, autoescape=True) for c in SEARCHED)))
+    if filters.category:
+        query = query.where(Material.category == filters.category)
+    return query
+
+
+async def list_rows(
+    db: AsyncSession, workspace_id: str, filters: MaterialFilters, page: PageParams
+) -> Rows:
+    return (await db.execute(page.apply(filtered(workspace_id, filters), Material.id))).all()
+
+
+async def rows_before(
+    db: AsyncSession, workspace_id: str, before_id: str | None, size: int
+) -> Rows:
+    query = filtered(workspace_id, MaterialFilters())
+    if before_id is not None:
+        query = query.where(Material.id < before_id)
+    return (await db.execute(query.order_by(Material.id.desc()).limit(size))).all()
+
+
+async def get(db: AsyncSession, workspace_id: str, material_id: str) -> Material | None:
+    query = select(Material).where(
+        Material.id == material_id, Material.workspace_id == workspace_id
+    )
+    material: Material | None = (await db.execute(query)).scalar_one_or_none()
+    return material
+
+
+async def sku_owner(db: AsyncSession, workspace_id: str, sku: str) -> str | None:
+    query = select(Material.id).where(Material.workspace_id == workspace_id, Material.sku == sku)
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+async def by_skus(db: AsyncSession, workspace_id: str, skus: Sequence[str]) -> dict[str, str]:
+    """``{sku: material id}`` of the workspace's materials with one of ``skus``."""
+    if not skus:
+        return {}
+    query = select(Material.sku, Material.id).where(
+        Material.workspace_id == workspace_id, Material.sku.in_(skus)
+    )
+    return {sku: id_ for sku, id_ in (await db.execute(query)).tuples() if sku is not None}
+
+
+async def by_ids(db: AsyncSession, workspace_id: str, ids: Sequence[str]) -> dict[str, Any]:
+    """The workspace's materials among ``ids`` (name, unit, price), by id."""
+    if not ids:
+        return {}
+    query = select(Material.id, Material.name, Material.unit, Material.unit_price).where(
+        Material.workspace_id == workspace_id, Material.id.in_(ids)
+    )
+    return {row.id: row for row in (await db.execute(query)).all()}
+
+
+async def insert_many(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        await db.execute(insert(Material), rows)
+
+
+async def update_many(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
+    """By primary key, one executemany (each dict holds ``id``)."""
+    if rows:
+        await db.execute(update(Material), rows)
+
+
+async def remove(db: AsyncSession, material: Material) -> None:
+    await db.execute(
+        delete(Material).where(Material.id == material.id),
+        execution_options={"synchronize_session": False},
+    )

@@ -1,0 +1,242 @@
+"""The workspace's materials catalogue: CRUD, an all-or-nothing CSV import, a CSV export, and
+the pricing of proposal line items that name a material.
+
+A SKU is unique within a workspace (checked first; the named constraint settles a race). The
+currency defaults to USD (workspaces carry none). Deletes are for good: a proposal line item
+keeps the name, unit and price it copied, and the material id as a plain reference."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit_change, created, diff
+from plumbline.authz.workspace import WorkspaceContext
+from plumbline.errors import ValidationFailed
+from plumbline.kit import clock, money
+from plumbline.kit.export import csv_cell
+from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
+from plumbline.material import repository as repo
+from plumbline.material.errors import MaterialNotFound, SkuTaken
+from plumbline.material.imports import parse_rows
+from plumbline.material.repository import FIELDS
+from plumbline.material.schemas import MaterialCreate, MaterialFilters, MaterialUpdate
+from plumbline.models import Material
+from plumbline.proposal.schemas import ItemIn
+from plumbline.records import export
+
+ENTITY = "material"
+DEFAULT_CURRENCY = "USD"
+EDITABLE = ("name", "unit", "unitPrice", "currency", "sku", "category", "supplier")
+COLUMNS = FIELDS.columns_of(EDITABLE)
+CSV_HEADER = (
+    "id",
+    "name",
+    "unit",
+    "unitPrice",
+    "currency",
+    "sku",
+    "category",
+    "supplier",
+    "createdAt",
+    "updatedAt",
+)
+
+
+def to_read(values: Any) -> dict[str, Any]:
+    body = FIELDS.read(values)
+    body["unitPrice"] = money.text(Decimal(body["unitPrice"]))
+    return body
+
+
+def _row(row: Sequence[Any]) -> dict[str, Any]:
+    body = FIELDS.row(row)
+    body["unitPrice"] = money.text(body["unitPrice"])
+    return body
+
+
+def _audited(material: Material) -> dict[str, Any]:
+    values = FIELDS.audited(material, EDITABLE)
+    values["unitPrice"] = money.text(values["unitPrice"])
+    return values
+
+
+class MaterialService:
+    async def list_materials(
+        self, db: AsyncSession, ctx: WorkspaceContext, filters: MaterialFilters, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        found, headers = page.finish(await repo.list_rows(db, ctx.workspace.id, filters, page))
+        return [_row(row) for row in found], headers
+
+    async def _load(self, db: AsyncSession, ctx: WorkspaceContext, material_id: str) -> Material:
+        material = await repo.get(db, ctx.workspace.id, material_id)
+        if material is None:
+            raise MaterialNotFound()
+        return material
+
+    async def _check_sku(
+        self, db: AsyncSession, ctx: WorkspaceContext, sku: str | None, own_id: str | None
+    ) -> None:
+        if sku is None:
+            return
+        owner = await repo.sku_owner(db, ctx.workspace.id, sku)
+        if owner is not None and owner != own_id:
+            raise SkuTaken(sku=sku)
+
+    async def create(
+        self, db: AsyncSession, ctx: WorkspaceContext, data: MaterialCreate
+    ) -> dict[str, Any]:
+        await self._check_sku(db, ctx, data.sku, None)
+        material = Material(
+            workspace_id=ctx.workspace.id,
+            created_by=ctx.user_id,
+            name=data.name,
+            unit=data.unit,
+            unit_price=money.cents(data.unit_price),
+            currency=data.currency or DEFAULT_CURRENCY,
+            sku=data.sku,
+            category=data.category,
+            supplier=data.supplier,
+        )
+        db.add(material)
+        await db.flush()
+        changes = created(_audited(material))
+        await audit_change(db, ctx, (ENTITY, material.id), "material.created", changes)
+        return to_read(FIELDS.of(material))
+
+    async def update(
+        self, db: AsyncSession, ctx: WorkspaceContext, material_id: str, data: MaterialUpdate
+    ) -> dict[str, Any]:
+        material = await self._load(db, ctx, material_id)
+        given = data.model_fields_set
+        if "sku" in given:
+            await self._check_sku(db, ctx, data.sku, material.id)
+        before = _audited(material)
+        for name in COLUMNS:
+            if name in given:
+                value = getattr(data, name)
+                setattr(material, name, money.cents(value) if name == "unit_price" else value)
+        changes = diff(before, _audited(material))
+        if changes:
+            material.updated_at = clock.now()
+            await db.flush()
+            await audit_change(db, ctx, (ENTITY, material.id), "material.updated", changes)
+        return to_read(FIELDS.of(material))
+
+    async def delete(self, db: AsyncSession, ctx: WorkspaceContext, material_id: str) -> None:
+        material = await self._load(db, ctx, material_id)
+        before = _audited(material)
+        await repo.remove(db, material)
+        changes = {name: [value, None] for name, value in before.items() if value is not None}
+        await audit_change(db, ctx, (ENTITY, material.id), "material.deleted", changes)
+
+    async def import_csv(
+        self, db: AsyncSession, ctx: WorkspaceContext, body: bytes, *, dry_run: bool
+    ) -> dict[str, Any]:
+        """Every row checked before anything is written: any bad row and nothing is (400 with
+        the per-row results). A row whose SKU the workspace has updates that material; the
+        others create one. ``dry_run`` answers the same results and writes nothing."""
+        parsed = parse_rows(body)
+        skus = [row.data.sku for row in parsed if row.data is not None and row.data.sku]
+        existing = await repo.by_skus(db, ctx.workspace.id, skus)
+        now = clock.now()
+        results, inserts, updates = [], [], []
+        for row in parsed:
+            result: dict[str, Any] = {"row": row.number, "ok": not row.errors, "errors": row.errors}
+            if row.data is not None and not row.errors:
+                data = row.data
+                values = {
+                    "name": data.name,
+                    "unit": data.unit,
+                    "unit_price": money.cents(data.unit_price),
+                    "currency": data.currency or DEFAULT_CURRENCY,
+                    "sku": data.sku,
+                    "category": data.category,
+                    "supplier": data.supplier,
+                    "updated_at": now,
+                }
+                if data.sku in existing:
+                    result |= {"action": "updated", "id": existing[data.sku]}
+                    updates.append({"id": existing[data.sku], **values})
+                else:
+                    material_id = new_id()
+                    result |= {"action": "created", "id": material_id}
+                    inserts.append(
+                        {
+                            "id": material_id,
+                            "workspace_id": ctx.workspace.id,
+                            "created_by": ctx.user_id,
+                            "created_at": now,
+                            **values,
+                        }
+                    )
+            results.append(result)
+        bad = [r for r in results if not r["ok"]]
+        if bad:
+            details = [
+                {"field": f"rows.{r['row']}", "message": "; ".join(r["errors"])} for r in bad[:20]
+            ]
+            raise ValidationFailed(
+                f"{len(bad)} of {len(results)} rows are invalid; nothing was imported",
+                details=details,
+                results=results,
+            )
+        if not dry_run:
+            await repo.insert_many(db, inserts)
+            await repo.update_many(db, updates)
+            changes = {"created": [None, len(inserts)], "updated": [None, len(updates)]}
+            await audit_change(db, ctx, (ENTITY, None), "material.imported", changes)
+        return {
+            "dryRun": dry_run,
+            "created": len(inserts),
+            "updated": len(updates),
+            "results": results,
+        }
+
+    def export_csv(self, ctx: WorkspaceContext) -> AsyncIterator[bytes]:
+        workspace_id = ctx.workspace.id
+
+        async def batch(
+            db: AsyncSession, before_id: str | None, size: int
+        ) -> tuple[Sequence[Any], Iterable[Any]]:
+            rows = await repo.rows_before(db, workspace_id, before_id, size)
+            return rows, [_line(_row(row)) for row in rows]
+
+        return export.stream(CSV_HEADER, batch)
+
+
+def _line(body: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(csv_cell(body[name]) for name in CSV_HEADER)
+
+
+async def material_items(db: AsyncSession, workspace_id: str, items: list[ItemIn]) -> list[ItemIn]:
+    """Proposal line items with ``materialId``: the name, unit and rate not given copied from
+    the workspace's material (one query); a material of another workspace or none: 400."""
+    ids = list({item.material_id for item in items if item.material_id is not None})
+    if not ids:
+        return items
+    found = await repo.by_ids(db, workspace_id, ids)
+    details, priced = [], []
+    for index, item in enumerate(items):
+        row = found.get(item.material_id) if item.material_id is not None else None
+        if item.material_id is not None and row is None:
+            message = f"unknown material {item.material_id!r}"
+            details.append({"field": f"items.{index}.materialId", "message": message})
+        elif row is not None:
+            copied = {"name": row.name, "unit": row.unit, "rate": row.unit_price}
+            item = item.model_copy(
+                update={
+                    name: value for name, value in copied.items() if getattr(item, name) is None
+                }
+            )
+        priced.append(item)
+    if details:
+        raise ValidationFailed(f"Invalid items: {details[0]['message']}", details=details)
+    return priced
+
+
+material = MaterialService()

@@ -1,0 +1,30 @@
+"""The public marketing chat: 24 questions per 15 minutes per address, answered from the FAQ."""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from plumbline.errors import ValidationFailed
+from plumbline.kit import ratelimit
+from plumbline.public.chat import faq
+from plumbline.public.schemas import ChatRequest
+
+CHAT_LIMIT = 24
+CHAT_WINDOW = 15 * 60
+
+
+def _client_ip(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+async def marketing_reply(request: Request, body: ChatRequest) -> tuple[str, dict[str, str]]:
+    """The reply and the rate-limit headers (429 with Retry-After when over the limit)."""
+    verdict = await ratelimit.hit(
+        f"marketing-chat:ip:{_client_ip(request)}", CHAT_LIMIT, CHAT_WINDOW
+    )
+    last = body.messages[-1]
+    if last.role != "user":
+        field = f"messages.{len(body.messages) - 1}.role"
+        message = "the last message must be the visitor's (role user)"
+        raise ValidationFailed(message, details=[{"field": field, "message": message}])
+    return faq().reply(last.content), verdict.headers()

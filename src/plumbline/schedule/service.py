@@ -1,0 +1,137 @@
+"""The project schedule: read whole, replaced whole (atomically), exported as CSV."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit_change
+from plumbline.authz.project import ProjectContext
+from plumbline.kit import clock
+from plumbline.kit.export import csv_cell
+from plumbline.records import repository as records_repo
+from plumbline.records.export import csv_bytes
+from plumbline.records.fields import iso
+from plumbline.schedule import repository as repo
+from plumbline.schedule.schemas import ScheduleIn, TaskIn
+from plumbline.schedule.validation import check, check_assignees
+
+ENTITY = "schedule"
+CSV_HEADER = (
+    "id",
+    "name",
+    "startDate",
+    "endDate",
+    "status",
+    "progressPercent",
+    "parentId",
+    "isMilestone",
+    "assigneeId",
+    "dependencies",
+)
+
+
+def _task(row: Mapping[Any, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "startDate": iso(row["start_date"]),
+        "endDate": iso(row["end_date"]),
+        "status": row["status"],
+        "progressPercent": row["progress_percent"],
+        "parentId": row["parent_id"],
+        "isMilestone": row["is_milestone"],
+        "assigneeId": row["assignee_id"],
+        "dependencies": row["dependencies"],
+    }
+
+
+def _stored(project_id: str, tasks: Sequence[TaskIn]) -> list[dict[str, Any]]:
+    return [
+        {
+            "project_id": project_id,
+            "id": task.id,
+            "position": position,
+            "name": task.name,
+            "start_date": task.start_date,
+            "end_date": task.end_date,
+            "status": task.status,
+            "progress_percent": task.progress_percent,
+            "parent_id": task.parent_id,
+            "is_milestone": task.is_milestone,
+            "assignee_id": task.assignee_id,
+            "dependencies": [
+                {"taskId": d.task_id, "type": d.type, "lagDays": d.lag_days}
+                for d in task.dependencies
+            ],
+        }
+        for position, task in enumerate(tasks)
+    ]
+
+
+def _dependencies_text(dependencies: list[dict[str, Any]]) -> str:
+    """``B FS+2; C SS-1``: each predecessor, its type and lag in days."""
+    return "; ".join(
+        f"{d['taskId']} {d['type']}{d['lagDays']:+d}"
+        if d["lagDays"]
+        else f"{d['taskId']} {d['type']}"
+        for d in dependencies
+    )
+
+
+class ScheduleService:
+    async def get(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        rows = await repo.read(db, ctx.project.id)
+        if not rows:
+            return {"tasks": [], "version": 0, "updatedAt": None}
+        return {
+            "tasks": [_task(row._mapping) for row in rows if row.id is not None],
+            "version": rows[0].version,
+            "updatedAt": iso(rows[0].schedule_updated_at),
+        }
+
+    async def replace(
+        self, db: AsyncSession, ctx: ProjectContext, data: ScheduleIn
+    ) -> dict[str, Any]:
+        """Checked whole first, then written in the request's transaction after taking the
+        project's schedule lock: a concurrent replacement waits, then replaces this one."""
+        check(data.tasks)
+        assignees = list({t.assignee_id for t in data.tasks if t.assignee_id is not None})
+        if assignees:
+            check_assignees(data.tasks, set(await records_repo.assignable(db, ctx, assignees)))
+        now = clock.now()
+        version = await repo.take(db, ctx.project.id, now, ctx.user_id)
+        rows = _stored(ctx.project.id, data.tasks)
+        removed = await repo.replace(db, ctx.project.id, rows)
+        changes = {"tasks": [removed, len(rows)], "version": [version - 1, version]}
+        await audit_change(db, ctx, (ENTITY, ctx.project.id), "schedule.replaced", changes)
+        return {
+            "tasks": [_task(row) for row in rows],
+            "version": version,
+            "updatedAt": iso(now),
+        }
+
+    async def export_csv(self, db: AsyncSession, ctx: ProjectContext) -> bytes:
+        """Read in one statement (a schedule is replaced whole: batches could mix two)."""
+        rows = [row for row in await repo.read(db, ctx.project.id) if row.id is not None]
+        lines = [
+            (
+                csv_cell(row.id),
+                csv_cell(row.name),
+                iso(row.start_date),
+                iso(row.end_date),
+                row.status,
+                row.progress_percent,
+                csv_cell(row.parent_id),
+                "true" if row.is_milestone else "false",
+                row.assignee_id or "",
+                csv_cell(_dependencies_text(row.dependencies)),
+            )
+            for row in rows
+        ]
+        return csv_bytes([CSV_HEADER, *lines])
+
+
+schedule = ScheduleService()
