@@ -2,6 +2,7 @@
 
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
+from plumbline.models.billing import BillingEvent
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -27,6 +28,7 @@ __all__ = [
     "Attachment",
     "AuditLog",
     "AuthSession",
+    "BillingEvent",
     "EmailInvite",
     "FieldReport",
     "File",
