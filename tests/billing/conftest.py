@@ -20,7 +20,9 @@ def billing_local(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(settings, "billing", "local")
 
 
-def event(kind: str, obj: dict[str, Any], *, event_id: str | None = None, created: int | None = None) -> bytes:
+def event(
+    kind: str, obj: dict[str, Any], *, event_id: str | None = None, created: int | None = None
+) -> bytes:
     return orjson.dumps(
         {
             "id": event_id or f"evt_{new_id()}",

@@ -64,7 +64,9 @@ async def test_local_checkout_opens_a_gated_route(client) -> None:  # type: igno
     assert (row.plan, row.subscription_status) == ("pro", "active")
     assert row.billing_customer_id == f"cus_local_{world.workspace.id}"
     assert row.billing_subscription_id and row.billing_subscription_id.startswith("sub_local_")
-    shown = (await client.get(f"{API}/workspaces/{world.workspace.id}", headers=world.owner.headers)).json()
+    shown = (
+        await client.get(f"{API}/workspaces/{world.workspace.id}", headers=world.owner.headers)
+    ).json()
     assert shown["plan"] == "pro" and shown["subscriptionStatus"] == "active"
     assert shown["seatLimit"] == 15 and shown["seatsUsed"] == 4
 
@@ -82,7 +84,9 @@ async def test_local_checkout_opens_a_gated_route(client) -> None:  # type: igno
 async def test_local_portal_cancels_and_writes_stop(client) -> None:  # type: ignore[no-untyped-def]
     world = await make_world()
     none_yet = await client.post(
-        "/api/payments/portal", json={"workspaceId": world.workspace.id}, headers=world.owner.headers
+        "/api/payments/portal",
+        json={"workspaceId": world.workspace.id},
+        headers=world.owner.headers,
     )
     assert none_yet.status_code == 409 and none_yet.json()["code"] == "NO_SUBSCRIPTION"
     url = (
@@ -95,7 +99,9 @@ async def test_local_portal_cancels_and_writes_stop(client) -> None:  # type: ig
     assert (await client.post(url.removeprefix(settings.public_url))).status_code == 303
 
     portal = await client.post(
-        "/api/payments/portal", json={"workspaceId": world.workspace.id}, headers=world.owner.headers
+        "/api/payments/portal",
+        json={"workspaceId": world.workspace.id},
+        headers=world.owner.headers,
     )
     assert portal.status_code == 200, portal.text
     path = portal.json()["url"].removeprefix(settings.public_url)
@@ -223,5 +229,7 @@ async def test_bad_signature_old_timestamp_and_malformed_bodies_are_refused(clie
     row = await workspace_row(world.workspace.id)
     assert row.plan == "trial" and row.billing_event_at is None
     # four minutes old is within the tolerance
-    fresh = await client.post(WEBHOOK, content=payload, headers=signed(payload, at=int(time.time()) - 240))
+    fresh = await client.post(
+        WEBHOOK, content=payload, headers=signed(payload, at=int(time.time()) - 240)
+    )
     assert fresh.status_code == 200

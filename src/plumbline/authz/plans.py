@@ -11,7 +11,6 @@ from plumbline.errors import PaymentRequired
 from plumbline.kit import clock
 from plumbline.models import Workspace
 
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -98,7 +98,8 @@ async def named_workspace_access(
     live workspace (404 otherwise), then ``permission`` (403)."""
     row = (
         await db.execute(
-            select(Workspace, Membership).join(
+            select(Workspace, Membership)
+            .join(
                 Membership,
                 and_(
                     Membership.workspace_id == Workspace.id,

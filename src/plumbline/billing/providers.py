@@ -3,9 +3,11 @@ the app serves itself (for demos and tests)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Protocol
 
 import stripe
+from stripe.params.checkout import SessionCreateParams
 
 from plumbline.billing import tokens
 from plumbline.billing.errors import BillingNotConfigured, NoSubscription, ProviderFailed
@@ -60,13 +62,7 @@ class StripeProvider:
     def client(self) -> stripe.StripeClient:
         if settings.stripe_secret_key is None:
             raise BillingNotConfigured("PLUMBLINE_STRIPE_SECRET_KEY is not set")
-        base = settings.stripe_api_base
-        return stripe.StripeClient(
-            settings.stripe_secret_key.get_secret_value(),
-            base_addresses={"api": base.rstrip("/")} if base else None,
-            http_client=stripe.HTTPXClient(),
-            max_network_retries=2,
-        )
+        return _client(settings.stripe_secret_key.get_secret_value(), settings.stripe_api_base)
 
     def price(self, plan: str) -> str:
         price = getattr(settings, f"stripe_price_{plan}")
@@ -76,7 +72,7 @@ class StripeProvider:
 
     async def checkout(self, workspace: Workspace, plan: str, email: str) -> str:
         tags = {"workspace_id": workspace.id, "plan": plan}
-        params: stripe.checkout.Session.CreateParams = {
+        params: SessionCreateParams = {
             "mode": "subscription",
             "line_items": [{"price": self.price(plan), "quantity": 1}],
             "client_reference_id": workspace.id,
@@ -90,7 +86,7 @@ class StripeProvider:
         else:
             params["customer_email"] = email
         try:
-            session = await self.client().v1.checkout.sessions.create_async(params)  # type: ignore[arg-type]
+            session = await self.client().v1.checkout.sessions.create_async(params)
         except stripe.StripeError as exc:
             raise ProviderFailed() from exc
         if not session.url:
@@ -107,6 +103,17 @@ class StripeProvider:
         except stripe.StripeError as exc:
             raise ProviderFailed() from exc
         return session.url
+
+
+@functools.cache
+def _client(secret_key: str, api_base: str | None) -> stripe.StripeClient:
+    """One SDK client (and its connection pool) per key and API base."""
+    return stripe.StripeClient(
+        secret_key,
+        base_addresses={"api": api_base.rstrip("/")} if api_base else None,
+        http_client=stripe.HTTPXClient(),
+        max_network_retries=2,
+    )
 
 
 def provider() -> Provider:

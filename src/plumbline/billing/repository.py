@@ -17,9 +17,7 @@ async def event_recorded(db: AsyncSession, event_id: str) -> bool:
 async def insert_event(db: AsyncSession, event_id: str, kind: str) -> BillingEvent:
     """Recorded before the event is applied: a concurrent delivery of the same event waits on
     the primary key and then fails (409), so it is never applied twice."""
-    event = BillingEvent(
-        event_id=event_id, type=kind, outcome="received", received_at=clock.now()
-    )
+    event = BillingEvent(event_id=event_id, type=kind, outcome="received", received_at=clock.now())
     db.add(event)
     await db.flush()
     return event
@@ -59,5 +57,7 @@ async def workspace_of(
             .with_for_update()
         )
     ).all()
-    by_subscription = [w for w in rows if subscription_id and w.billing_subscription_id == subscription_id]
-    return (by_subscription or list(rows) or [None])[0]
+    for workspace in rows:
+        if subscription_id and workspace.billing_subscription_id == subscription_id:
+            return workspace
+    return rows[0] if rows else None
