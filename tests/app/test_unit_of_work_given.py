@@ -23,6 +23,7 @@ from plumbline.kit.middleware import RequestContextMiddleware
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.models import (
     AuthSession,
+    BillingEvent,
     File,
     Folder,
     Membership,
@@ -70,6 +71,9 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         ),
         "pk_punch_item_assignees": lambda: PunchItemAssignee(
             punch_item_id=ids["punchId"], user_id=ids["userId"], position=1
+        ),
+        "pk_billing_events": lambda: BillingEvent(
+            event_id=ids["eventId"], type="invoice.paid", outcome="received", received_at=now
         ),
         "fk_folders_parent_id_folders": lambda: Folder(
             project_id=ids["projectId"],
@@ -197,7 +201,14 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
     assert (rfi.status_code, punch.status_code) == (200, 200), (rfi.text, punch.text)
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
+    event_id = f"evt_{new_id()}"
+    async with database.sessionmaker() as db:
+        db.add(
+            BillingEvent(event_id=event_id, type="x", outcome="applied", received_at=clock.now())
+        )
+        await db.commit()
     return {
+        "eventId": event_id,
         "email": world.member.user.email,
         "slug": world.workspace.slug,
         "userId": world.member.id,
