@@ -114,12 +114,17 @@ async def test_every_event_kind(client, monkeypatch) -> None:  # type: ignore[no
     assert status == 200 and await state(ws) == ("enterprise", "active")
     assert (await recorded(eid)).outcome == "ignored"  # type: ignore[union-attr]
 
-    # an old subscription of the customer ending does not cancel the current one
-    old = subscription(ws, "canceled", sub="sub_old")
-    old["metadata"] = {}
-    status, eid = await send(client, "customer.subscription.deleted", old, created=t + 5)
-    assert status == 200 and await state(ws) == ("enterprise", "active")
-    assert (await recorded(eid)).outcome == "ignored"  # type: ignore[union-attr]
+    # an old subscription of the workspace ending or lapsing does not touch the current one
+    for kind, status_of_old, meta in (
+        ("customer.subscription.deleted", "canceled", {}),
+        ("customer.subscription.deleted", "canceled", {"workspace_id": ws}),
+        ("customer.subscription.updated", "past_due", {"workspace_id": ws, "plan": "team"}),
+    ):
+        old = subscription(ws, status_of_old, sub="sub_old")
+        old["metadata"] = meta
+        status, eid = await send(client, kind, old, created=t + 5)
+        assert status == 200 and await state(ws) == ("enterprise", "active")
+        assert (await recorded(eid)).outcome == "ignored"  # type: ignore[union-attr]
 
     # deleted: canceled; the plan stays for reads
     assert (
@@ -131,6 +136,10 @@ async def test_every_event_kind(client, monkeypatch) -> None:  # type: ignore[no
     # a paid invoice never revives a canceled subscription
     assert (await send(client, "invoice.paid", invoice(ws), created=t + 7))[0] == 200
     assert await state(ws) == ("enterprise", "canceled")
+    # a new checkout's live subscription naming the workspace takes over
+    new = subscription(ws, "active", sub="sub_new", metadata={"workspace_id": ws, "plan": "pro"})
+    assert (await send(client, "customer.subscription.created", new, created=t + 8))[0] == 200
+    assert await state(ws) == ("pro", "active")
 
 
 async def test_unknown_kinds_and_unknown_workspaces_are_recorded_and_ignored(client) -> None:  # type: ignore[no-untyped-def]

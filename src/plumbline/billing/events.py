@@ -142,9 +142,13 @@ async def checkout_completed(db: AsyncSession, obj: dict[str, Any], at: datetime
     return await _apply(db, workspace, at, "checkout.session.completed", change)
 
 
-async def _subscription_workspace(db: AsyncSession, obj: dict[str, Any]) -> Workspace | None:
+async def _subscription_workspace(
+    db: AsyncSession, obj: dict[str, Any], *, takes_over: bool
+) -> Workspace | None:
     """The workspace of a subscription event; None when the subscription is not (or no longer)
-    the workspace's own, e.g. the old one ending after a new checkout."""
+    the workspace's own. Another subscription than the workspace's current one takes over only
+    when ``takes_over`` (a live subscription naming the workspace: a new checkout); an old one
+    ending or lapsing after a new checkout changes nothing."""
     subscription_id = text(obj.get("id"))
     workspace = await _named_workspace(db, obj) or await repository.workspace_of(
         db, subscription_id, text(obj.get("customer"))
@@ -153,17 +157,18 @@ async def _subscription_workspace(db: AsyncSession, obj: dict[str, Any]) -> Work
         return None
     current = workspace.billing_subscription_id
     if current is not None and current != subscription_id:
-        return workspace if text(metadata(obj).get("workspace_id")) == workspace.id else None
+        named = text(metadata(obj).get("workspace_id")) == workspace.id
+        return workspace if takes_over and named else None
     return workspace
 
 
 def _subscription_handler(kind: str) -> Handler:
     async def handler(db: AsyncSession, obj: dict[str, Any], at: datetime) -> Outcome:
         """The subscription's status and plan (a plan changed in the portal shows as its price)."""
-        workspace = await _subscription_workspace(db, obj)
+        status = STATUSES.get(str(obj.get("status")), "incomplete")
+        workspace = await _subscription_workspace(db, obj, takes_over=status in LIVE)
         if workspace is None:
             return IGNORED
-        status = STATUSES.get(str(obj.get("status")), "incomplete")
         plan = plan_of(obj)
         if plan is None and status in LIVE:
             raise EventNotApplied("The subscription's price is not one of the configured plans")
@@ -184,7 +189,7 @@ def _subscription_handler(kind: str) -> Handler:
 
 async def subscription_deleted(db: AsyncSession, obj: dict[str, Any], at: datetime) -> Outcome:
     """The subscription ended: canceled (the plan stays, for reads; writes are refused)."""
-    workspace = await _subscription_workspace(db, obj)
+    workspace = await _subscription_workspace(db, obj, takes_over=False)
     if workspace is None:
         return IGNORED
 
