@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 
@@ -233,3 +234,27 @@ async def test_bad_signature_old_timestamp_and_malformed_bodies_are_refused(clie
         WEBHOOK, content=payload, headers=signed(payload, at=int(time.time()) - 240)
     )
     assert fresh.status_code == 200
+
+
+async def test_one_event_delivered_twice_at_once_applies_once(client) -> None:  # type: ignore[no-untyped-def]
+    world = await make_world()
+    payload = event("checkout.session.completed", checkout_completed(world.workspace.id, "team"))
+    headers = signed(payload)
+    answers = await asyncio.gather(
+        *(client.post(WEBHOOK, content=payload, headers=headers) for _ in range(3))
+    )
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses[0] == 200 and set(statuses) <= {200, 409}, [a.text for a in answers]
+    async with database.sessionmaker() as db:
+        entries = (
+            await db.scalars(
+                select(AuditLog.id).where(
+                    AuditLog.entity_id == world.workspace.id,
+                    AuditLog.action == "workspace.billing_updated",
+                )
+            )
+        ).all()
+    assert len(entries) == 1
+    # each refused delivery's retry is a replay
+    again = await client.post(WEBHOOK, content=payload, headers=signed(payload))
+    assert again.status_code == 200
