@@ -4,12 +4,20 @@ shows; and billing off turning every gate off."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Annotated
 
+import httpx
 import pytest
+from fastapi import Depends, FastAPI
 
-from plumbline.authz.plans import GIB
+from plumbline.authz.permissions import Permission
+from plumbline.authz.plans import GIB, Feature
+from plumbline.authz.workspace import WorkspaceContext, workspace_access
 from plumbline.config import settings
+from plumbline.errors import install_error_handlers
 from plumbline.kit import clock
+from plumbline.routing import make_router
+from tests.conftest import ORIGIN
 from tests.factories import add_member, create_user, external, make_world, set_workspace
 
 API = "/api/v1"
@@ -133,3 +141,52 @@ async def test_billing_off_turns_every_gate_off(client) -> None:  # type: ignore
         await client.get(f"{API}/workspaces/{world.workspace.id}", headers=world.owner.headers)
     ).json()
     assert shown["seatLimit"] is None and shown["storageQuotaBytes"] is None
+
+
+# A workspace-level module as the materials one will be: reads on team, writes on pro.
+CanReadThings = Annotated[
+    WorkspaceContext, Depends(workspace_access(None, feature=Feature.MATERIALS_READ))
+]
+CanWriteThings = Annotated[
+    WorkspaceContext,
+    Depends(workspace_access(Permission.WORKSPACE_UPDATE, feature=Feature.MATERIALS_WRITE)),
+]
+
+
+def _workspace_app() -> FastAPI:
+    router = make_router()
+
+    @router.get("/workspaces/{workspaceId}/things")
+    async def things(ctx: CanReadThings) -> dict[str, bool]:
+        return {"ok": True}
+
+    @router.post("/workspaces/{workspaceId}/things")
+    async def add_thing(ctx: CanWriteThings) -> dict[str, bool]:
+        return {"ok": True}
+
+    app = FastAPI()
+    install_error_handlers(app)
+    app.include_router(router)
+    return app
+
+
+@pytest.mark.usefixtures("billing_local")
+async def test_workspace_routes_take_a_feature() -> None:
+    world = await make_world(plan="team")
+    transport = httpx.ASGITransport(app=_workspace_app())
+    async with httpx.AsyncClient(
+        transport=transport, base_url=ORIGIN, headers={"Origin": ORIGIN}
+    ) as plain:
+        path = f"/workspaces/{world.workspace.id}/things"
+        assert (await plain.get(path, headers=world.member.headers)).status_code == 200
+        refused = await plain.post(path, headers=world.admin.headers)
+        assert refused.status_code == 402 and refused.json()["requiredPlan"] == "pro"
+        other = await make_world(plan="team")
+        assert (await plain.post(path, headers=other.owner.headers)).status_code == 404
+        await set_workspace(world.workspace.id, plan="pro")
+        assert (await plain.post(path, headers=world.admin.headers)).status_code == 200
+        assert (await plain.post(path, headers=world.member.headers)).status_code == 403
+        await set_workspace(world.workspace.id, subscription_status="canceled")
+        assert (await plain.get(path, headers=world.member.headers)).status_code == 200
+        lapsed = await plain.post(path, headers=world.admin.headers)
+        assert lapsed.status_code == 402 and lapsed.json()["code"] == "SUBSCRIPTION_INACTIVE"
