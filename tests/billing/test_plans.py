@@ -23,11 +23,6 @@ from tests.factories import add_member, create_user, external, make_world, set_w
 API = "/api/v1"
 
 
-@pytest.fixture
-def billing_local(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settings, "billing", "local")
-
-
 @pytest.mark.usefixtures("billing_local")
 async def test_trial_over_keeps_reads_and_refuses_writes(client) -> None:  # type: ignore[no-untyped-def]
     world = await make_world()
