@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     billing: Literal["off", "local", "stripe"] = "off"
     stripe_secret_key: SecretStr | None = None
     stripe_webhook_secret: SecretStr | None = None
+    stripe_price_team: str | None = None
+    stripe_price_pro: str | None = None
+    stripe_price_enterprise: str | None = None
+    # Where the Stripe SDK sends API requests (tests' local stand-in, a self-hosted proxy).
+    stripe_api_base: str | None = None
     require_email_verification: bool = True
     scheduler: Literal["on", "off"] = "off"
     digest_hour: int = Field(6, ge=0, le=23)

@@ -24,6 +24,7 @@ PUBLIC = [
     r"/api/v1/cloud/\{provider\}/callback",
     r"/api/auth/.*",
     r"/api/payments/webhook",
+    r"/api/payments/local/(checkout|portal)/\{token\}",
 ]
 
 

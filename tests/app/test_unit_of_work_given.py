@@ -24,6 +24,7 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.models import (
     Asset,
     AuthSession,
+    BillingEvent,
     File,
     Folder,
     MaintenanceCompletion,
@@ -89,6 +90,9 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
             unit_price=0,
             currency="USD",
             sku=ids["sku"],
+        ),
+        "pk_billing_events": lambda: BillingEvent(
+            event_id=ids["eventId"], type="invoice.paid", outcome="received", received_at=now
         ),
         "fk_folders_parent_id_folders": lambda: Folder(
             project_id=ids["projectId"],
@@ -255,10 +259,17 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=headers,
     )
     assert completed.status_code == 200, completed.text
+    event_id = f"evt_{new_id()}"
+    async with database.sessionmaker() as db:
+        db.add(
+            BillingEvent(event_id=event_id, type="x", outcome="applied", received_at=clock.now())
+        )
+        await db.commit()
     return {
         "assetTag": asset["tag"],
         "scheduleId": schedule["id"],
         "workOrderId": work_order_id,
+        "eventId": event_id,
         "email": world.member.user.email,
         "slug": world.workspace.slug,
         "userId": world.member.id,

@@ -22,7 +22,7 @@ from plumbline.auth.deps import (
 from plumbline.auth.principal import Principal
 from plumbline.authz import repository
 from plumbline.authz.permissions import Permission, ProjectRole
-from plumbline.authz.plans import Feature
+from plumbline.authz.plans import Feature, gated
 from plumbline.authz.project import ProjectContext, check_access, load_project, project_access
 from plumbline.db import uow_of
 from plumbline.errors import Forbidden, NotFound
@@ -81,7 +81,7 @@ def files_access(
         require(ctx, permission, hidden=FILE_NOT_FOUND if single else None)
         return ctx
 
-    return dependency
+    return gated(dependency, Feature.FILES)
 
 
 async def named_project_access(
@@ -157,7 +157,7 @@ def file_access(permission: Permission) -> Callable[..., Awaitable[FileAccess]]:
         )
         return FileAccess(file, ctx)
 
-    return dependency
+    return gated(dependency, Feature.FILES)
 
 
 def version_access(
@@ -176,4 +176,4 @@ def version_access(
         return VersionAccess(version, ctx)
 
     schemes = (session_cookie, api_key_header) if keys else (session_cookie,)
-    return principal_dependency(*schemes)(dependency)
+    return gated(principal_dependency(*schemes)(dependency), Feature.FILES)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
+from typing import Any, TypeVar
 
 from plumbline.config import settings
 from plumbline.errors import PaymentRequired
 from plumbline.kit import clock
 from plumbline.models import Workspace
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Feature(StrEnum):
@@ -36,6 +40,52 @@ GIB = 1024**3
 STORAGE_QUOTA = {"trial": 10 * GIB, "team": 100 * GIB, "pro": 500 * GIB, "enterprise": 2048 * GIB}
 SEAT_LIMIT: dict[str, int | None] = {"trial": 10, "team": 5, "pro": 15, "enterprise": None}
 TRIAL_DAYS = 14
+
+# THE table of plan gates: every router's OpenAPI tag -> the feature its routes need, or None
+# for a router deliberately open on every plan (account, workspace administration, billing,
+# public and token routes). A module adds one line here and passes the same feature to its
+# access dependency (``project_access(..., feature=...)``, ``workspace_access(..., feature=...)``,
+# ``record_access``, ``files_access``...). tests/billing/test_route_features.py walks the app's
+# routes and fails on a tag missing here, or on a gated route whose access check does not apply
+# its feature. Writes of a module whose reads are on a lower plan declare the stronger feature on
+# their dependency (materials: MATERIALS_READ here, MATERIALS_WRITE on the write routes).
+ROUTE_FEATURES: dict[str, Feature | None] = {
+    "issues": Feature.RECORDS,
+    "rfi": Feature.RECORDS,
+    "punch": Feature.RECORDS,
+    "field-reports": Feature.RECORDS,
+    "proposals": Feature.PROPOSALS,
+    "files": Feature.FILES,
+    "viewer": Feature.FILES,
+    # Open on every plan: counts, administration and the caller's own things. Project writes
+    # still need a live subscription (project service).
+    "dashboard": None,
+    "projects": None,
+    "audit": None,
+    "api-keys": None,
+    "workspaces": None,
+    "members": None,
+    "invites": None,
+    "me": None,
+    "notifications": None,
+    "auth": None,
+    "payments": None,
+    "public": None,
+    "storage": None,
+    "internal": None,
+}
+
+
+def gated(dependency: F, feature: Feature | None) -> F:
+    """Marks an access dependency with the plan feature it applies (read by the route test)."""
+    if feature is not None:
+        dependency.__plumbline_feature__ = feature  # type: ignore[attr-defined]
+    return dependency
+
+
+def implies(stronger: Feature, feature: Feature) -> bool:
+    """True when every plan with ``stronger`` also has ``feature``."""
+    return all(feature in features for features in PLAN_FEATURES.values() if stronger in features)
 
 
 def billing_enabled() -> bool:

@@ -25,7 +25,7 @@ from plumbline.auth.deps import (
 from plumbline.auth.principal import Principal
 from plumbline.authz import repository
 from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Permits, Role, permissions_for
-from plumbline.authz.plans import Feature, require_feature
+from plumbline.authz.plans import Feature, gated, require_feature
 from plumbline.db import uow_of
 from plumbline.errors import Forbidden, NotFound
 from plumbline.kit import crypto
@@ -195,4 +195,4 @@ def project_access(
         ctx.require(permission)
         return ctx
 
-    return dependency
+    return gated(dependency, feature)

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy import and_, bindparam
+from sqlalchemy import and_, bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.deps import principal_dependency, session_cookie, user_with
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import LIVE_SESSION
 from plumbline.authz.permissions import Permission, Permits, permissions_for
-from plumbline.authz.plans import Feature, require_feature
+from plumbline.authz.plans import Feature, gated, require_feature
 from plumbline.errors import NotFound
 from plumbline.models import Membership, User, Workspace
 
@@ -67,8 +68,8 @@ def workspace_access(
     permission: Permission | None, *, feature: Feature | None = None
 ) -> Callable[..., Awaitable[WorkspaceContext]]:
     """A route dependency for ``/workspaces/{workspaceId}/...``: a verified session user who is a
-    member (404 otherwise), the plan's ``feature`` when given (402, writes also refused on a
-    lapsed subscription), holding ``permission`` when given (403 otherwise)."""
+    member (404 otherwise), the plan's ``feature`` when given (402; a write also needs a live
+    subscription), holding ``permission`` when given (403 otherwise)."""
 
     @principal_dependency(session_cookie)
     async def dependency(request: Request, workspaceId: str) -> WorkspaceContext:
@@ -84,7 +85,30 @@ def workspace_access(
             ctx.require(permission)
         return ctx
 
-    return dependency
+    return gated(dependency, feature)
 
 
 WorkspaceMember = Annotated[WorkspaceContext, Depends(workspace_access(None))]
+
+
+async def named_workspace_access(
+    db: AsyncSession, principal: Principal, workspace_id: str, permission: Permission
+) -> WorkspaceContext:
+    """For a route whose body names the workspace (billing): the caller's membership of the
+    live workspace (404 otherwise), then ``permission`` (403)."""
+    row = (
+        await db.execute(
+            select(Workspace, Membership)
+            .join(
+                Membership,
+                and_(
+                    Membership.workspace_id == Workspace.id,
+                    Membership.user_id == principal.require_user().id,
+                ),
+            )
+            .where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
+        )
+    ).first()
+    ctx = _member_context(principal, *(row or (None, None)))
+    ctx.require(permission)
+    return ctx

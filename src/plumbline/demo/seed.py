@@ -171,6 +171,7 @@ async def _mint_key(api: Api, project_id: str, name: str) -> str:
 
 async def seed() -> DemoProject:
     """A new demo workspace and project full of records, and an API key for it."""
+    from plumbline.demo.billing import subscribe
     from plumbline.demo.records import populate
 
     user_id = await _ensure_user()
@@ -189,6 +190,7 @@ async def seed() -> DemoProject:
             },
         )
         links = await populate(api, project["id"])
+        await subscribe(api, workspace["id"])
         key = await _mint_key(api, project["id"], "Demo integration")
     return DemoProject(workspace["id"], project["id"], key, tuple(links))
 

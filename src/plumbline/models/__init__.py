@@ -3,6 +3,7 @@
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
 from plumbline.models.digest import DigestRun
+from plumbline.models.billing import BillingEvent
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -48,6 +49,7 @@ __all__ = [
     "AuditLog",
     "AuthSession",
     "DigestRun",
+    "BillingEvent",
     "EmailInvite",
     "FieldReport",
     "File",

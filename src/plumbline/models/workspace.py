@@ -19,6 +19,8 @@ class Workspace(IdMixin, TimestampMixin, Base):
     trial_ends_at: Mapped[datetime | None]
     billing_customer_id: Mapped[str | None] = mapped_column(String(200))
     billing_subscription_id: Mapped[str | None] = mapped_column(String(200))
+    # When the processor created the last subscription event applied (older ones are stale).
+    billing_event_at: Mapped[datetime | None]
     storage_used_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     created_by: Mapped[str | None] = mapped_column(IdType)
     deleted_at: Mapped[datetime | None]

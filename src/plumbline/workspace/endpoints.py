@@ -23,9 +23,9 @@ async def create_workspace(body: WorkspaceCreate, principal: CurrentUser, db: DB
 
 
 @router.get("/workspaces/{workspaceId}", response_model=WorkspaceRead)
-async def get_workspace(ctx: WorkspaceMember) -> ORJSONResponse:
-    """Read a workspace the caller belongs to."""
-    return ORJSONResponse(workspace_service.read(ctx))
+async def get_workspace(ctx: WorkspaceMember, db: DB) -> ORJSONResponse:
+    """Read a workspace the caller belongs to: plan, subscription, seats and storage."""
+    return ORJSONResponse(await workspace_service.read(db, ctx))
 
 
 @router.patch("/workspaces/{workspaceId}", response_model=WorkspaceRead)

@@ -42,6 +42,8 @@ class WorkspaceRead(Schema):
     trial_ends_at: str | None
     storage_used_bytes: int
     storage_quota_bytes: int | None
+    seats_used: int = Field(description="Internal members (externals use no seat)")
+    seat_limit: int | None = Field(description="Seats of the plan; null: unlimited")
     created_at: str
 
 

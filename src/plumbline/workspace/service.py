@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit, audit_change, audit_stamp, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
-from plumbline.authz.plans import TRIAL_DAYS, storage_quota
+from plumbline.authz.plans import TRIAL_DAYS, seat_limit, storage_quota
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.dashboard.service import ISSUE_STATUSES
 from plumbline.errors import Forbidden, ValidationFailed
@@ -40,7 +40,8 @@ def logo_url(workspace: Workspace) -> str | None:
     return f"/api/v1/public/workspaces/{workspace.id}/logo" if workspace.logo_key else None
 
 
-def workspace_dict(workspace: Workspace) -> dict[str, Any]:
+def workspace_dict(workspace: Workspace, seats_used: int) -> dict[str, Any]:
+    """The workspace; ``seats_used`` counts its internal members (externals use no seat)."""
     return {
         "id": workspace.id,
         "name": workspace.name,
@@ -52,8 +53,15 @@ def workspace_dict(workspace: Workspace) -> dict[str, Any]:
         "trialEndsAt": clock.iso(workspace.trial_ends_at),
         "storageUsedBytes": workspace.storage_used_bytes,
         "storageQuotaBytes": storage_quota(workspace),
+        "seatsUsed": seats_used,
+        "seatLimit": seat_limit(workspace),
         "createdAt": clock.iso(workspace.created_at),
     }
+
+
+async def _seats_used(db: AsyncSession, workspace_id: str) -> int:
+    total, external = await repository.member_counts(db, workspace_id)
+    return total - external
 
 
 def _audited(workspace: Workspace) -> dict[str, Any]:
@@ -110,7 +118,7 @@ class WorkspaceService:
             changes=created(_audited(workspace)),
         )
         await db.flush()
-        return workspace_dict(workspace)
+        return workspace_dict(workspace, seats_used=1)
 
     async def _free_slug(self, db: AsyncSession, base: str) -> str:
         taken = await repository.slugs_like(db, base)
@@ -121,8 +129,8 @@ class WorkspaceService:
             n += 1
         return f"{base}-{n}"
 
-    def read(self, ctx: WorkspaceContext) -> dict[str, Any]:
-        return workspace_dict(ctx.workspace)
+    async def read(self, db: AsyncSession, ctx: WorkspaceContext) -> dict[str, Any]:
+        return workspace_dict(ctx.workspace, await _seats_used(db, ctx.workspace.id))
 
     async def update(
         self, db: AsyncSession, ctx: WorkspaceContext, data: WorkspaceUpdate
@@ -149,7 +157,7 @@ class WorkspaceService:
             workspace.updated_at = clock.now()
             await audit_change(db, ctx, ("workspace", workspace.id), "workspace.updated", changes)
         await db.flush()
-        return workspace_dict(workspace)
+        return workspace_dict(workspace, await _seats_used(db, workspace.id))
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext) -> None:
         """Soft delete: the workspace vanishes for everyone; rows are purged after 30 days."""

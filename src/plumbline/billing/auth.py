@@ -1,0 +1,13 @@
+from fastapi import Depends
+
+from plumbline.billing.errors import BillingOff
+from plumbline.config import settings
+
+
+async def billing_on() -> None:
+    """With ``PLUMBLINE_BILLING=off`` (the self-hosted default) every payments route is 404."""
+    if settings.billing == "off":
+        raise BillingOff()
+
+
+BillingOn = Depends(billing_on)

@@ -1,0 +1,38 @@
+from plumbline.errors import AppError, BadRequest, Conflict, NotConfigured, NotFound
+
+
+class BillingOff(NotFound):
+    message = "Not found"
+
+
+class BadSignature(BadRequest):
+    code = "INVALID_SIGNATURE"
+    message = "The webhook signature is not valid"
+
+
+class MalformedEvent(BadRequest):
+    message = "The webhook body is not a processor event"
+
+
+class EventNotApplied(AppError):
+    """A verified event this service cannot apply now (a price it does not know): 500, the
+    event id stays unrecorded, so the processor delivers it again."""
+
+    status = 500
+    code = "EVENT_NOT_APPLIED"
+    message = "The event could not be applied; it will be retried"
+
+
+class ProviderFailed(AppError):
+    status = 502
+    code = "PAYMENT_PROVIDER_ERROR"
+    message = "The payment provider did not answer as expected"
+
+
+class BillingNotConfigured(NotConfigured):
+    message = "Billing is not configured"
+
+
+class NoSubscription(Conflict):
+    code = "NO_SUBSCRIPTION"
+    message = "This workspace has no subscription yet: start with a checkout"

@@ -1,0 +1,63 @@
+"""Billing queries: processor events and the workspace an event names."""
+
+from __future__ import annotations
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.kit import clock
+from plumbline.models import BillingEvent, Workspace
+
+
+async def event_recorded(db: AsyncSession, event_id: str) -> bool:
+    found = await db.scalar(select(BillingEvent.event_id).where(BillingEvent.event_id == event_id))
+    return found is not None
+
+
+async def insert_event(db: AsyncSession, event_id: str, kind: str) -> BillingEvent:
+    """Recorded before the event is applied: a concurrent delivery of the same event waits on
+    the primary key and then fails (409), so it is never applied twice."""
+    event = BillingEvent(event_id=event_id, type=kind, outcome="received", received_at=clock.now())
+    db.add(event)
+    await db.flush()
+    return event
+
+
+async def workspace(db: AsyncSession, workspace_id: str) -> Workspace | None:
+    """The live workspace, read only (the local processor's pages)."""
+    return await db.scalar(
+        select(Workspace).where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
+    )
+
+
+async def live_workspace(db: AsyncSession, workspace_id: str) -> Workspace | None:
+    return await db.scalar(
+        select(Workspace)
+        .where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
+        .with_for_update()
+    )
+
+
+async def workspace_of(
+    db: AsyncSession, subscription_id: str | None, customer_id: str | None
+) -> Workspace | None:
+    """The live workspace holding the subscription, else the one billed to the customer."""
+    clauses = []
+    if subscription_id:
+        clauses.append(Workspace.billing_subscription_id == subscription_id)
+    if customer_id:
+        clauses.append(Workspace.billing_customer_id == customer_id)
+    if not clauses:
+        return None
+    rows = (
+        await db.scalars(
+            select(Workspace)
+            .where(or_(*clauses), Workspace.deleted_at.is_(None))
+            .order_by(Workspace.id)
+            .with_for_update()
+        )
+    ).all()
+    for workspace in rows:
+        if subscription_id and workspace.billing_subscription_id == subscription_id:
+            return workspace
+    return rows[0] if rows else None
