@@ -5,6 +5,7 @@ from fastapi import APIRouter
 from plumbline.api_key.endpoints import router as api_key_router
 from plumbline.audit.endpoints import router as audit_router
 from plumbline.dashboard.endpoints import router as dashboard_router
+from plumbline.drawing_ai.endpoints import router as drawing_ai_router
 from plumbline.field_report.endpoints import router as field_report_router
 from plumbline.file.endpoints.branding import public_router as branding_public_router
 from plumbline.file.endpoints.branding import router as branding_router
@@ -43,6 +44,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, proposal_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
+    (API_V1, drawing_ai_router),
     (API_V1, internal_router),
     (API_V1, me_router),
     (API_V1, notification_router),

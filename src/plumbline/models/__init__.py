@@ -2,6 +2,7 @@
 
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
+from plumbline.models.drawing_ai import SheetResult
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -48,6 +49,7 @@ __all__ = [
     "Rfi",
     "RfiAssignee",
     "RfiMessage",
+    "SheetResult",
     "Upload",
     "User",
     "UserToken",
