@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from plumbline.demo.drawing import floor_plan
+from plumbline.demo.sheets import populate_sheets
 from plumbline.demo.seed import Api
 from plumbline.kit import clock
 
@@ -26,6 +27,7 @@ async def populate(api: Api, project_id: str) -> None:
     await _punch(api, base, drawing)
     await _field_reports(api, base)
     await _proposals(api, base)
+    await populate_sheets(api, project_id)
 
 
 async def _drawings(api: Api, project_id: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
 from fpdf import FPDF
 
@@ -183,3 +184,16 @@ def sheet_pdf(sheet: Sheet | None = None) -> bytes:
     pdf = new_pdf()
     render(pdf, sheet or metric_sheet())
     return bytes(pdf.output())
+
+
+DEMO_SHEET_NAME = "A-101 Ground Floor Plan.pdf"
+
+
+async def populate_sheets(api: Any, project_id: str) -> dict[str, Any]:
+    """Sheet A-101 in the demo's drawings, with its drawing-AI summary and takeoff computed
+    (``GET .../ai/sheet-cache?pageIndex=0`` shows them)."""
+    sheet: dict[str, Any] = await api.upload(project_id, DEMO_SHEET_NAME, sheet_pdf())
+    base = f"/api/v1/file-versions/{sheet['fileVersionId']}/ai"
+    await api("POST", f"{base}/sheet-summary", json={"pageIndex": 0})
+    await api("POST", f"{base}/takeoff-detect", json={"pageIndex": 0})
+    return sheet
