@@ -210,9 +210,7 @@ async def test_the_llm_words_the_chat_reply_from_the_citations(client, world, ll
 
 
 @pytest.mark.parametrize("mode", ["error", "garbage", "hang"])
-async def test_a_failing_llm_falls_back_to_the_local_answer(
-    client, world, llm, mode, monkeypatch
-):
+async def test_a_failing_llm_falls_back_to_the_local_answer(client, world, llm, mode, monkeypatch):
     llm.mode = mode
     # A model that never answers is given up on after the configured timeout.
     monkeypatch.setattr(settings, "llm_timeout_seconds", 1.0)

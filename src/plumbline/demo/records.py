@@ -10,8 +10,8 @@ from datetime import timedelta
 from typing import Any
 
 from plumbline.demo.drawing import floor_plan
-from plumbline.demo.sheets import populate_sheets
 from plumbline.demo.seed import Api
+from plumbline.demo.sheets import populate_sheets
 from plumbline.kit import clock
 
 
