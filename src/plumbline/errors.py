@@ -108,15 +108,6 @@ class UnsupportedMediaType(AppError):
     message = "Unsupported media type"
 
 
-class UnprocessableContent(AppError):
-    """A well-formed request about a stored document that cannot be read (an encrypted or
-    damaged PDF, a scanned page): never request validation, which is 400."""
-
-    status = 422
-    code = "UNPROCESSABLE_CONTENT"
-    message = "The stored document could not be read"
-
-
 class RateLimited(AppError):
     status = 429
     code = "RATE_LIMITED"

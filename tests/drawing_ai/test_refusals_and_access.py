@@ -36,7 +36,7 @@ async def test_a_raster_only_page_is_refused_saying_there_is_no_text(client, wor
         ("chat", {"pageIndex": 0, "messages": [{"role": "user", "content": "scale?"}]}),
     ):
         response = await client.post(ai(version_id, route), json=body, headers=world.member.headers)
-        assert response.status_code == 422, (route, response.text)
+        assert response.status_code == 400, (route, response.text)
         assert response.json()["code"] == "PAGE_HAS_NO_TEXT"
         assert "no text" in response.json()["error"]
     assert await count_results(version_id) == 0
@@ -73,24 +73,24 @@ async def test_a_page_out_of_range_is_400_naming_page_index(client, world):
     assert await count_results(version_id) == 0
 
 
-async def test_an_encrypted_pdf_is_422_pdf_encrypted(client, world):
+async def test_an_encrypted_pdf_is_400_pdf_encrypted(client, world):
     version_id = await upload_sheet(
         client, world.member.headers, world.project.id, encrypted_pdf(), name="locked.pdf"
     )
     response = await summary(client, world.member.headers, version_id)
-    assert response.status_code == 422
+    assert response.status_code == 400
     assert response.json()["code"] == "PDF_ENCRYPTED"
     assert "password" in response.json()["error"]
 
 
-async def test_a_damaged_pdf_is_422_pdf_unreadable(client, world):
+async def test_a_damaged_pdf_is_400_pdf_unreadable(client, world):
     version_id = await upload_sheet(
         client, world.member.headers, world.project.id, damaged_pdf(), name="broken.pdf"
     )
     response = await client.post(
         ai(version_id, "takeoff-detect"), json={"pageIndex": 0}, headers=world.member.headers
     )
-    assert response.status_code == 422
+    assert response.status_code == 400
     assert response.json()["code"] == "PDF_UNREADABLE"
 
 
@@ -167,15 +167,23 @@ async def test_api_keys_are_refused_and_a_session_is_required(client, world):
     assert anonymous.status_code == 401
 
 
-async def test_clients_use_it_only_where_drawings_are_shown(client, world):
+async def test_clients_read_the_cache_where_drawings_are_shown_but_do_not_run_it(client, world):
     version_id = await upload_sheet(client, world.member.headers, world.project.id)
+    assert (await summary(client, world.member.headers, version_id)).status_code == 200
     customer = await external(world, "CLIENT")
     await set_client_visibility(world.project, showDrawings=False)
-    hidden = await summary(client, customer.headers, version_id)
+    hidden = await client.get(ai(version_id, "sheet-cache?pageIndex=0"), headers=customer.headers)
     assert hidden.status_code == 404
     await set_client_visibility(world.project, showDrawings=True)
-    shown = await summary(client, customer.headers, version_id)
-    assert shown.status_code == 200, shown.text
+    cache = await client.get(ai(version_id, "sheet-cache?pageIndex=0"), headers=customer.headers)
+    assert cache.status_code == 200 and cache.json()["summary"]["sheetNumber"] == "A-101"
+    run = await summary(client, customer.headers, version_id)
+    assert run.status_code == 403
+    assert "do not run the drawing AI" in run.json()["error"]
+    takeoff = await client.post(
+        ai(version_id, "takeoff-detect"), json={"pageIndex": 0}, headers=world.manager.headers
+    )
+    assert takeoff.status_code == 200, takeoff.text
 
 
 async def test_the_team_plan_is_402_and_pro_may_use_it(client, monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from plumbline.config import settings
+from plumbline.demo.drawing import floor_plan
 from plumbline.demo.sheets import Sheet, imperial_sheet, metric_sheet, sheet_pdf
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.local import LocalStorage
@@ -202,3 +203,18 @@ async def test_objects_read_from_s3_are_spooled(client, world, s3_storage):
     )  # fmt: skip
     assert response.status_code == 200, response.text
     assert response.json()["counts"] == {"rooms": 3}
+
+
+async def test_an_unlabelled_title_block_is_read_by_position_and_pattern(client, world):
+    """The demo's A-201: number, title, "Scale 1:100" and "Revision 2" without labels."""
+    version_id = await upload_sheet(
+        client, world.member.headers, world.project.id, floor_plan(2), name="A-201.pdf"
+    )
+    body = (
+        await client.post(
+            ai(version_id, "sheet-summary"), json={"pageIndex": 0}, headers=world.member.headers
+        )
+    ).json()
+    assert (body["sheetNumber"], body["sheetTitle"]) == ("A-201", "Level 3 Floor Plan")
+    assert (body["scale"], body["revision"], body["date"]) == ("1:100", "2", None)
+    assert "OPEN OFFICE 301" in body["rooms"] and body["notes"] == []

@@ -151,6 +151,12 @@ ROOM_WORDS = {
     "CUPBOARD",
     "WARDROBE",
 }
+# Words that make a title-block line the sheet's title when it has no label.
+DRAWING_WORDS = {
+    "PLAN", "PLANS", "ELEVATION", "ELEVATIONS", "SECTION", "SECTIONS", "DETAIL", "DETAILS",
+    "SCHEDULE", "SCHEDULES", "LAYOUT", "DIAGRAM", "RISER", "REFLECTED", "SITE", "FRAMING",
+    "FOUNDATION", "ROOF", "FLOOR", "LEVEL", "COVER", "LEGEND", "NOTES",
+}  # fmt: skip
 # Title-block labels and the field each names.
 LABELS = {
     "TITLE": "title",
@@ -363,7 +369,9 @@ def read_title_block(page: PageContent, block: Box | None) -> TitleBlock:
             and len(p.text) > 3
         ]
         if others:
-            result.title = max(others, key=lambda p: (p.size, len(p.text))).text
+            result.title = max(
+                others, key=lambda p: (bool(DRAWING_WORDS & set(p.text.upper().split())), p.size)
+            ).text
     return result
 
 
@@ -559,15 +567,12 @@ CATEGORIES = ("doors", "windows", "rooms", "walls", "fixtures")
 
 def _near_edge(page: PageContent, s: Segment) -> bool:
     """Both ends within the border band of the same page edge: the sheet's frame."""
-    for a, b, limit in (
-        (s.x0, s.x1, 0.0),
-        (s.y0, s.y1, 0.0),
-    ):
-        if a <= EDGE_BAND + limit and b <= EDGE_BAND + limit:
-            return True
-    if s.x0 >= page.width - EDGE_BAND and s.x1 >= page.width - EDGE_BAND:
-        return True
-    return s.y0 >= page.height - EDGE_BAND and s.y1 >= page.height - EDGE_BAND
+    return (
+        max(s.x0, s.x1) <= EDGE_BAND
+        or max(s.y0, s.y1) <= EDGE_BAND
+        or min(s.x0, s.x1) >= page.width - EDGE_BAND
+        or min(s.y0, s.y1) >= page.height - EDGE_BAND
+    )
 
 
 def wall_segments(page: PageContent, reg: Regions) -> list[Segment]:

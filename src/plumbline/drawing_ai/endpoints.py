@@ -3,7 +3,7 @@ from typing import Any
 from fastapi import Query
 
 from plumbline.db import DB
-from plumbline.drawing_ai.auth import CanUseDrawingAI
+from plumbline.drawing_ai.auth import CanReadSheetResults, CanRunDrawingAI
 from plumbline.drawing_ai.schemas import (
     ChatReplyRead,
     ChatRequest,
@@ -22,23 +22,24 @@ router = make_router(prefix="/file-versions/{fileVersionId}/ai", tags=["drawing-
 
 UNREADABLE: dict[int | str, dict[str, Any]] = {
     415: {"model": ErrorBody, "description": "The file version is not a PDF (NOT_A_PDF)"},
-    422: {
+    400: {
         "model": ErrorBody,
-        "description": "The PDF cannot be read: PDF_ENCRYPTED, PDF_UNREADABLE (damaged), "
-        "PAGE_HAS_NO_TEXT (a scanned or raster-only page)",
+        "description": "VALIDATION_FAILED (pageIndex out of range included), or the PDF cannot "
+        "be read: PDF_ENCRYPTED, PDF_UNREADABLE (damaged), PAGE_HAS_NO_TEXT (a scanned or "
+        "raster-only page)",
     },
 }
 
 
 @router.post("/sheet-summary", response_model=SheetSummaryRead, responses=UNREADABLE)
-async def sheet_summary(body: PageRequest, access: CanUseDrawingAI, db: DB) -> ORJSONResponse:
+async def sheet_summary(body: PageRequest, access: CanRunDrawingAI, db: DB) -> ORJSONResponse:
     """The page's title block (sheet number, title, discipline, scale, revision, date), notes,
     rooms, a short markdown summary and its labelled regions; computed once, then cached."""
     return ORJSONResponse(await drawing_ai.summary(db, access, body.page_index))
 
 
 @router.post("/chat", response_model=ChatReplyRead, responses=UNREADABLE)
-async def sheet_chat(body: ChatRequest, access: CanUseDrawingAI) -> ORJSONResponse:
+async def sheet_chat(body: ChatRequest, access: CanRunDrawingAI) -> ORJSONResponse:
     """Answer the last user message from the page's own text, citing the passages used
     (40 per 10 minutes per user)."""
     messages = [{"role": m.role, "content": m.content} for m in body.messages]
@@ -46,7 +47,7 @@ async def sheet_chat(body: ChatRequest, access: CanUseDrawingAI) -> ORJSONRespon
 
 
 @router.post("/takeoff-detect", response_model=TakeoffRead, responses=UNREADABLE)
-async def takeoff_detect(body: TakeoffRequest, access: CanUseDrawingAI, db: DB) -> ORJSONResponse:
+async def takeoff_detect(body: TakeoffRequest, access: CanRunDrawingAI, db: DB) -> ORJSONResponse:
     """Counts and boxes of door and window tags, rooms and fixtures, and wall lengths at the
     sheet's stated scale; every category is computed once, then cached."""
     result = await drawing_ai.takeoff(db, access, body.page_index, list(body.categories))
@@ -56,7 +57,7 @@ async def takeoff_detect(body: TakeoffRequest, access: CanUseDrawingAI, db: DB) 
 @router.get("/sheet-cache", response_model=SheetCacheRead)
 @read_only
 async def sheet_cache(
-    access: CanUseDrawingAI,
+    access: CanReadSheetResults,
     db: DB,
     page_index: int = Query(0, alias="pageIndex", ge=0, le=100_000),
 ) -> ORJSONResponse:

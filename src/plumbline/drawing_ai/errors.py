@@ -1,6 +1,7 @@
-"""What the drawing AI could not read, each a clear 4xx naming the reason."""
+"""What the drawing AI could not read, each a clear 4xx naming the reason: 415 for a file that
+is not a PDF, 400 with its own code for a PDF that cannot be read (the house answers no 422)."""
 
-from plumbline.errors import UnprocessableContent, UnsupportedMediaType, ValidationFailed
+from plumbline.errors import BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed
 
 
 class NotAPdf(UnsupportedMediaType):
@@ -8,17 +9,17 @@ class NotAPdf(UnsupportedMediaType):
     message = "Drawing AI reads PDF files only; this file version is not a PDF"
 
 
-class PdfEncrypted(UnprocessableContent):
+class PdfEncrypted(BadRequest):
     code = "PDF_ENCRYPTED"
     message = "This PDF is encrypted with a password; upload an unprotected copy"
 
 
-class PdfUnreadable(UnprocessableContent):
+class PdfUnreadable(BadRequest):
     code = "PDF_UNREADABLE"
     message = "This PDF is damaged or not a valid PDF and could not be read"
 
 
-class PageHasNoContent(UnprocessableContent):
+class PageHasNoContent(BadRequest):
     code = "PAGE_HAS_NO_TEXT"
     message = (
         "This page has no text and no vector drawing (a scanned or raster-only page); "
@@ -37,3 +38,7 @@ class PageOutOfRange(ValidationFailed):
             details=[{"field": "pageIndex", "message": message}],
             pageCount=page_count,
         )
+
+
+class ClientsCannotRunDrawingAI(Forbidden):
+    message = "Clients read the shared drawings but do not run the drawing AI on them"

@@ -170,33 +170,35 @@ _SPACES = re.compile(r"\s+")
 
 def phrases(words: list[dict[str, Any]]) -> list[Phrase]:
     """Words grouped into phrases: the same baseline (within a fifth of the text height) and a
-    gap narrower than the text height; read top to bottom, left to right."""
-    ordered = sorted(words, key=lambda w: (round(float(w["bottom"]), 0), float(w["x0"])))
+    gap no wider than the text height; read top to bottom, left to right."""
+    lines: list[list[dict[str, Any]]] = []
+    for word in sorted(words, key=lambda w: float(w["bottom"])):
+        height = max(float(word["bottom"]) - float(word["top"]), 1.0)
+        if lines and abs(float(word["bottom"]) - float(lines[-1][0]["bottom"])) <= height / 5:
+            lines[-1].append(word)
+        else:
+            lines.append([word])
     result: list[Phrase] = []
-    current: list[dict[str, Any]] = []
-
-    def close() -> None:
+    for line in lines:
+        current: list[dict[str, Any]] = []
+        for word in sorted(line, key=lambda w: float(w["x0"])):
+            if current:
+                last = current[-1]
+                height = max(float(last["bottom"]) - float(last["top"]), 1.0)
+                if float(word["x0"]) - float(last["x1"]) > height:
+                    result.append(_phrase(current))
+                    current = []
+            current.append(word)
         if current:
-            text = _SPACES.sub(" ", " ".join(str(w["text"]) for w in current)).strip()
-            result.append(
-                Phrase(
-                    text,
-                    min(float(w["x0"]) for w in current),
-                    min(float(w["top"]) for w in current),
-                    max(float(w["x1"]) for w in current),
-                    max(float(w["bottom"]) for w in current),
-                )
-            )
-            current.clear()
-
-    for word in ordered:
-        if current:
-            last = current[-1]
-            height = max(float(last["bottom"]) - float(last["top"]), 1.0)
-            same_line = abs(float(word["bottom"]) - float(last["bottom"])) <= height / 5
-            near = 0 <= float(word["x0"]) - float(last["x1"]) <= height
-            if not (same_line and near):
-                close()
-        current.append(word)
-    close()
+            result.append(_phrase(current))
     return sorted(result, key=lambda p: (p.top, p.x0))
+
+
+def _phrase(words: list[dict[str, Any]]) -> Phrase:
+    return Phrase(
+        _SPACES.sub(" ", " ".join(str(w["text"]) for w in words)).strip(),
+        min(float(w["x0"]) for w in words),
+        min(float(w["top"]) for w in words),
+        max(float(w["x1"]) for w in words),
+        max(float(w["bottom"]) for w in words),
+    )
