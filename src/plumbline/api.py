@@ -6,6 +6,7 @@ from plumbline.api_key.endpoints import router as api_key_router
 from plumbline.audit.endpoints import router as audit_router
 from plumbline.billing.endpoints import router as billing_router
 from plumbline.dashboard.endpoints import router as dashboard_router
+from plumbline.drawing_ai.endpoints import router as drawing_ai_router
 from plumbline.field_report.endpoints import router as field_report_router
 from plumbline.file.endpoints.branding import public_router as branding_public_router
 from plumbline.file.endpoints.branding import router as branding_router
@@ -66,6 +67,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, schedule_router),
     (API_V1, public_router),
     (API_V1, viewer_router),
+    (API_V1, drawing_ai_router),
     (API_V1, internal_router),
     (API_V1, me_router),
     (API_V1, notification_router),

@@ -61,6 +61,11 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     rate_limits: bool = True
     telemetry: bool = False
+    # Drawing AI: an optional OpenAI-compatible chat-completions endpoint (docs/drawing-ai.md).
+    llm_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_seconds: float = Field(20.0, gt=0, le=600)
 
     @model_validator(mode="after")
     def _refuse_dev_secret_on_https(self) -> Settings:

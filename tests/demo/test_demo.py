@@ -99,8 +99,8 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     assert any(t["dependencies"] for t in tasks) and any(t["parentId"] for t in tasks)
 
     files = await _list(client, key, f"{base}/files")
-    assert [(f["name"], f["version"]) for f in files] == [("A-201 Level 3 Floor Plan.pdf", 2)]
-    drawing = files[0]
+    assert ("A-201 Level 3 Floor Plan.pdf", 2) in [(f["name"], f["version"]) for f in files]
+    drawing = next(f for f in files if f["name"] == "A-201 Level 3 Floor Plan.pdf")
     for version in (1, 2):
         content = await client.get(
             f"/api/v1/files/{drawing['id']}/content",
@@ -123,6 +123,14 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     materials = await client.get(f"/api/v1/workspaces/{demo['workspace']}/materials")
     assert materials.status_code == 200, materials.text
     assert len(materials.json()) == 10
+    # Sheet A-101 with its drawing-AI summary and takeoff already computed.
+    sheet = next(f for f in files if f["name"] == "A-101 Ground Floor Plan.pdf")
+    cache = await client.get(
+        f"/api/v1/file-versions/{sheet['fileVersionId']}/ai/sheet-cache", params={"pageIndex": 0}
+    )
+    assert cache.status_code == 200, cache.text
+    assert cache.json()["summary"]["sheetNumber"] == "A-101"
+    assert cache.json()["takeoff"]["counts"]["doors"] == 3
 
 
 async def test_a_second_run_reprints_the_login_and_new_key_mints_a_working_key(

@@ -13,6 +13,7 @@ from plumbline.config import settings
 from plumbline.demo import planning
 from plumbline.demo.drawing import floor_plan, signature_data_url
 from plumbline.demo.seed import Api
+from plumbline.demo.sheets import populate_sheets
 from plumbline.kit import clock
 
 
@@ -33,6 +34,7 @@ async def populate(api: Api, project_id: str) -> list[tuple[str, str]]:
     await _maintenance(api, base)
     await _inspections(api, base)
     await planning.populate(api, project_id)
+    await populate_sheets(api, project_id)
     return links
 
 

@@ -4,6 +4,7 @@ from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
 from plumbline.models.digest import DigestRun
 from plumbline.models.billing import BillingEvent
+from plumbline.models.drawing_ai import SheetResult
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -87,6 +88,7 @@ __all__ = [
     "RfiMessage",
     "Schedule",
     "ScheduleTask",
+    "SheetResult",
     "Upload",
     "User",
     "UserToken",
