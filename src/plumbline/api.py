@@ -4,6 +4,7 @@ from fastapi import APIRouter
 
 from plumbline.api_key.endpoints import router as api_key_router
 from plumbline.audit.endpoints import router as audit_router
+from plumbline.cloud.endpoints import router as cloud_router
 from plumbline.dashboard.endpoints import router as dashboard_router
 from plumbline.field_report.endpoints import router as field_report_router
 from plumbline.file.endpoints.branding import public_router as branding_public_router
@@ -59,6 +60,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, file_router),
     (API_V1, branding_router),
     (API_V1, branding_public_router),
+    (API_V1, cloud_router),
     ("/api/auth", identity_router),
     ("", home_router),
     ("", docs_router),

@@ -40,6 +40,9 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     "fk_files_folder_id_folders": lambda: Conflict(
         "The folder was deleted by another request at the same time"
     ),
+    "uq_cloud_connections_user_id_provider": lambda: Conflict(
+        "This account was connected by another request at the same time"
+    ),
 }
 
 # SQLite names the columns of a unique constraint, not the constraint

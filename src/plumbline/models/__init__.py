@@ -2,6 +2,7 @@
 
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
+from plumbline.models.cloud import CloudAuthorization, CloudConnection
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -27,6 +28,8 @@ __all__ = [
     "Attachment",
     "AuditLog",
     "AuthSession",
+    "CloudAuthorization",
+    "CloudConnection",
     "EmailInvite",
     "FieldReport",
     "File",
