@@ -205,11 +205,13 @@ class Google(Provider):
         return _url(data.get("webViewLink"))
 
     async def revoke(self, http: AsyncOAuth2Client, access: str, refresh: str | None) -> bool:
-        response = await http.post(
-            settings.google_revoke_url, data={"token": refresh or access}, withhold_token=True
+        # RFC 7009; revoking the refresh token ends the whole grant
+        response = await http.revoke_token(
+            settings.google_revoke_url,
+            token=refresh or access,
+            token_type_hint="refresh_token" if refresh else "access_token",
         )
-        # 400 invalid_token: already revoked or expired, which is what we want
-        if response.status_code >= 400 and response.status_code != 400:
+        if response.status_code != 400:  # 400 invalid_token: already revoked or expired
             check(response)
         return True
 
@@ -272,10 +274,15 @@ class Microsoft(Provider):
     async def download(
         self, http: AsyncOAuth2Client, item_id: str
     ) -> AsyncIterator[httpx.Response]:
-        # Graph answers 302 to a pre-authenticated download URL; httpx drops the bearer
-        # token when the redirect leaves the API host.
+        # Graph answers 302 to a pre-authenticated download URL, fetched without our token
         url = f"{self.api}/me/drive/items/{_segment(item_id)}/content"
-        async with http.stream("GET", url, follow_redirects=True) as response:
+        async with http.stream("GET", url) as response:
+            location = response.headers.get("location")
+            if response.status_code not in (301, 302, 303, 307, 308) or not location:
+                yield response
+                return
+        target = response.url.join(location)
+        async with http.stream("GET", target, withhold_token=True) as response:
             yield response
 
     async def link(self, http: AsyncOAuth2Client, item_id: str) -> str:
