@@ -23,6 +23,7 @@ from plumbline.kit.middleware import RequestContextMiddleware
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.models import (
     AuthSession,
+    CloudConnection,
     File,
     Folder,
     Membership,
@@ -86,6 +87,9 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
             disciplines=[],
             current_version=0,
             version_seq=0,
+        ),
+        "uq_cloud_connections_user_id_provider": lambda: CloudConnection(
+            user_id=ids["userId"], provider="google", access_token="sealed"
         ),
     }
     return rows[case]()
@@ -197,6 +201,8 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
     assert (rfi.status_code, punch.status_code) == (200, 200), (rfi.text, punch.text)
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
+    async with database.sessionmaker() as db, db.begin():
+        db.add(CloudConnection(user_id=world.member.id, provider="google", access_token="sealed"))
     return {
         "email": world.member.user.email,
         "slug": world.workspace.slug,

@@ -19,7 +19,7 @@ from plumbline.kit import clock
 from plumbline.kit.storage import get_storage
 from plumbline.models import CloudConnection, FileVersion
 from tests.cloud.standin import BIG, SMALL, StandIn, big_sha256
-from tests.factories import Actor, audit_entries, make_world
+from tests.factories import Actor, QueryCounter, audit_entries, make_world
 
 PROVIDERS = ["google", "microsoft", "dropbox"]
 API = "/api/v1/cloud"
@@ -460,3 +460,21 @@ def test_big_file_digest_is_what_the_standin_sends():
         hasher.update(chunk)
         size += len(chunk)
     assert size == BIG and hasher.hexdigest() == big_sha256()
+
+
+async def test_the_connections_list_runs_the_same_queries_at_one_and_three(
+    client, world, provider_server
+):
+    async def count() -> tuple[int, int]:
+        with QueryCounter() as counter:
+            r = await client.get(f"{API}/connections", headers=world.member.headers)
+        assert r.status_code == 200
+        return len(r.json()), counter.count
+
+    assert (await connect(client, world.member, "google")).status_code == 302
+    one, queries_at_one = await count()
+    for provider in ("microsoft", "dropbox"):
+        assert (await connect(client, world.member, provider)).status_code == 302
+    three, queries_at_three = await count()
+    assert (one, three) == (1, 3)
+    assert queries_at_one == queries_at_three
