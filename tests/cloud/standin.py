@@ -6,6 +6,7 @@ thread; the tests read and steer its state (tokens issued, refreshes, revocation
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import secrets
@@ -471,3 +472,17 @@ def app(state: State) -> Starlette:
             Route("/dropbox-content/2/files/download", d_download, methods=["POST"]),
         ]
     )
+
+
+@contextlib.contextmanager
+def providers_env() -> Iterator[dict[str, str]]:
+    """A running stand-in and the environment that points a server process's three
+    connectors at it (for live-server tests: a configured provider, not 503)."""
+    server = StandIn().start()
+    try:
+        env = {f"PLUMBLINE_{k.upper()}": v for k, v in server.settings().items()}
+        for provider in ("GOOGLE", "MICROSOFT", "DROPBOX"):
+            env[f"PLUMBLINE_{provider}_CLIENT_SECRET"] = CLIENT_SECRET
+        yield env
+    finally:
+        server.stop()

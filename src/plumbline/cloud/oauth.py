@@ -104,9 +104,10 @@ def unseal(value: str | None) -> str | None:
 
 def expiry_of(token: dict[str, Any]) -> datetime | None:
     """When an access token expires, by our clock, from the token response's ``expires_in``."""
-    expires_in = token.get("expires_in")
-    if isinstance(expires_in, int | float | str) and str(expires_in).isdigit():
-        return clock.now() + timedelta(seconds=int(expires_in))
+    try:
+        return clock.now() + timedelta(seconds=int(float(token["expires_in"])))
+    except (KeyError, TypeError, ValueError):
+        pass
     expires_at = token.get("expires_at")
     if isinstance(expires_at, int | float):
         return datetime.fromtimestamp(expires_at, clock.now().tzinfo)
