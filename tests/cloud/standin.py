@@ -269,6 +269,8 @@ def app(state: State) -> Starlette:
     async def g_file_get(request: Request) -> Response:
         if not bearer(request):
             return unauthorized()
+        if request.path_params["id"] == "boom":
+            return JSONResponse({"error": {"code": 500}}, status_code=500)
         node = NODES.get(request.path_params["id"])
         if node is None:
             return JSONResponse(

@@ -20,6 +20,7 @@ from plumbline.kit.storage import get_storage
 from plumbline.models import CloudConnection, FileVersion
 from tests.cloud.standin import BIG, SMALL, StandIn, big_sha256
 from tests.factories import Actor, QueryCounter, audit_entries, make_world
+from tests.live import free_port
 
 PROVIDERS = ["google", "microsoft", "dropbox"]
 API = "/api/v1/cloud"
@@ -478,3 +479,18 @@ async def test_the_connections_list_runs_the_same_queries_at_one_and_three(
     three, queries_at_three = await count()
     assert (one, three) == (1, 3)
     assert queries_at_one == queries_at_three
+
+
+async def test_a_failing_or_unreachable_provider_is_a_502(
+    client, world, provider_server, monkeypatch
+):
+    assert (await connect(client, world.member, "google")).status_code == 302
+    url, headers = f"{API}/google/open-link", world.member.headers
+    r = await client.post(url, json={"itemId": "boom"}, headers=headers)
+    assert r.status_code == 502 and r.json()["code"] == "PROVIDER_UNAVAILABLE"
+    monkeypatch.setattr(settings, "google_api_url", f"http://127.0.0.1:{free_port()}/google")
+    r = await client.post(url, json={"itemId": "file-a"}, headers=headers)
+    assert r.status_code == 502 and r.json()["code"] == "PROVIDER_UNAVAILABLE"
+    # the connection itself is fine
+    r = await client.get(f"{API}/connections", headers=headers)
+    assert r.json()[0]["status"] == "ACTIVE"
