@@ -5,6 +5,7 @@ from fastapi import APIRouter
 from plumbline.api_key.endpoints import router as api_key_router
 from plumbline.audit.endpoints import router as audit_router
 from plumbline.billing.endpoints import router as billing_router
+from plumbline.cloud.endpoints import router as cloud_router
 from plumbline.dashboard.endpoints import router as dashboard_router
 from plumbline.drawing_ai.endpoints import router as drawing_ai_router
 from plumbline.field_report.endpoints import router as field_report_router
@@ -86,6 +87,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, branding_router),
     (API_V1, branding_public_router),
     (API_V1, proposal_template_router),
+    (API_V1, cloud_router),
     ("/api/auth", identity_router),
     ("/api/payments", billing_router),
     ("", home_router),

@@ -58,6 +58,25 @@ class Settings(BaseSettings):
     scheduler: Literal["on", "off"] = "off"
     digest_hour: int = Field(6, ge=0, le=23)
     max_upload_bytes: int = 2 * 1024**3
+
+    # Cloud-storage connectors (docs/cloud.md): a provider without a client id answers 503.
+    google_client_id: str | None = None
+    google_client_secret: SecretStr | None = None
+    google_auth_url: str = "https://accounts.google.com/o/oauth2/v2/auth"
+    google_token_url: str = "https://oauth2.googleapis.com/token"  # noqa: S105 - a URL
+    google_revoke_url: str = "https://oauth2.googleapis.com/revoke"
+    google_api_url: str = "https://www.googleapis.com"
+    microsoft_client_id: str | None = None
+    microsoft_client_secret: SecretStr | None = None
+    microsoft_auth_url: str = "https://login.microsoftonline.com/common/oauth2/v2.0/authorize"
+    microsoft_token_url: str = "https://login.microsoftonline.com/common/oauth2/v2.0/token"  # noqa: S105 - a URL
+    microsoft_api_url: str = "https://graph.microsoft.com/v1.0"
+    dropbox_client_id: str | None = None
+    dropbox_client_secret: SecretStr | None = None
+    dropbox_auth_url: str = "https://www.dropbox.com/oauth2/authorize"
+    dropbox_token_url: str = "https://api.dropboxapi.com/oauth2/token"  # noqa: S105 - a URL
+    dropbox_api_url: str = "https://api.dropboxapi.com"
+    dropbox_content_url: str = "https://content.dropboxapi.com"
     log_level: str = "INFO"
     rate_limits: bool = True
     telemetry: bool = False

@@ -53,6 +53,9 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     # one completion per work order: resolving twice at once completes the schedule once
     "uq_maintenance_completions_work_order_id": AlreadyCompleted,
     "uq_proposal_templates_workspace_id_name": TemplateNameTaken,
+    "uq_cloud_connections_user_id_provider": lambda: Conflict(
+        "This account was connected by another request at the same time"
+    ),
 }
 
 # SQLite names the columns of a unique constraint, not the constraint

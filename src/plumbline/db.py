@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -175,6 +176,15 @@ class UnitOfWork:
         self.respond_first = respond_first
         self._after_commit: list[AfterCommit] = []
         self._after_response: list[AfterCommit] = []
+        self._after_rollback: list[AfterCommit] = []
+
+    def after_rollback(self, callback: AfterCommit) -> None:
+        """Work that must be written even though the request fails, such as a cloud
+        connection marked as needing reconnection when its provider refused the refresh token.
+        It runs once the request's transaction is rolled back (its locks released) and opens
+        its own session and transaction; it must be small and idempotent. A request that
+        commits drops it."""
+        self._after_rollback.append(callback)
 
     def after_commit(self, callback: AfterCommit) -> None:
         self._after_commit.append(callback)
@@ -194,6 +204,7 @@ class UnitOfWork:
     async def commit(self) -> None:
         if self.session.in_transaction():  # else there is nothing to commit
             await self.session.commit()
+        self._after_rollback = []
         callbacks, self._after_commit = self._after_commit, []
         for callback in callbacks:
             await callback()
@@ -205,6 +216,12 @@ class UnitOfWork:
         self._after_commit = []
         self._after_response = []
         await self.session.rollback()
+        callbacks, self._after_rollback = self._after_rollback, []
+        for callback in callbacks:
+            try:
+                await callback()
+            except Exception:  # the request's own error is the one to answer
+                logging.getLogger("plumbline").exception("work after a rollback failed")
 
 
 def uow_of(request: Request) -> UnitOfWork:

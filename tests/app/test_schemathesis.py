@@ -24,6 +24,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from tests.cloud.standin import providers_env
 from tests.live import LiveServer
 
 # A safety bound on the first calls (sign-in hashes a password, the OpenAPI is built on first
@@ -185,7 +186,7 @@ def _live_demo() -> Iterator[tuple[str, dict[str, str], dict[str, str], dict[str
     """A live server over a freshly seeded demo: its URL, the demo user's verified session
     headers, an API key with every scope, and the ids of known records."""
     known = _demo(dict(os.environ))
-    with LiveServer() as server:
+    with providers_env() as cloud, LiveServer(env=cloud) as server:
         signed_in = httpx.post(
             f"{server.url}/api/auth/sign-in/email",
             json={"email": "demo@plumbline.local", "password": "Plumbline-Demo-2026!"},

@@ -25,6 +25,7 @@ from plumbline.models import (
     Asset,
     AuthSession,
     BillingEvent,
+    CloudConnection,
     File,
     Folder,
     MaintenanceCompletion,
@@ -129,6 +130,9 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
             completed_at=now,
             on_time=True,
             created_at=now,
+        ),
+        "uq_cloud_connections_user_id_provider": lambda: CloudConnection(
+            user_id=ids["userId"], provider="google", access_token="sealed"
         ),
     }
     return rows[case]()
@@ -265,6 +269,8 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
             BillingEvent(event_id=event_id, type="x", outcome="applied", received_at=clock.now())
         )
         await db.commit()
+    async with database.sessionmaker() as db, db.begin():
+        db.add(CloudConnection(user_id=world.member.id, provider="google", access_token="sealed"))
     return {
         "assetTag": asset["tag"],
         "scheduleId": schedule["id"],

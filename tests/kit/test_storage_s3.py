@@ -13,6 +13,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from plumbline.config import settings
+from plumbline.errors import PayloadTooLarge
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.s3 import S3Storage
@@ -125,3 +126,33 @@ async def test_s3_mismatch_and_missing_record_nothing(client, world, s3: S3Stora
 async def test_local_storage_routes_are_off_with_s3(client, s3: S3Storage):
     response = await client.get("/api/v1/storage/object/anything.sig")
     assert response.status_code == 404
+
+
+async def test_s3_put_stream_in_parts_small_in_one_and_too_large_leaves_nothing(s3: S3Storage):
+    async def chunks(total: int, size: int = 1024 * 1024):
+        block = bytes(range(256)) * (size // 256)
+        sent = 0
+        while sent < total:
+            piece = block[: min(size, total - sent)]
+            sent += len(piece)
+            yield piece
+
+    big = f"ws/w/p/p/files/{new_id()}/u/big.bin"
+    total = 8 * 1024 * 1024 * 2 + 12345  # three parts
+    assert await s3.put_stream(big, chunks(total), "application/pdf", total) == total
+    assert await s3.head(big) == total
+    expected = hashlib.sha256()
+    async for piece in chunks(total):
+        expected.update(piece)
+    assert await s3.sha256(big) == expected.hexdigest()
+
+    small = f"ws/w/p/p/files/{new_id()}/u/small.bin"
+    assert await s3.put_stream(small, chunks(1000), "text/plain", 1000) == 1000
+    assert await s3.head(small) == 1000
+
+    refused = f"ws/w/p/p/files/{new_id()}/u/refused.bin"
+    with pytest.raises(PayloadTooLarge):
+        await s3.put_stream(refused, chunks(total), "application/pdf", total - 1)
+    assert await s3.head(refused) is None
+    pending = s3.client.list_multipart_uploads(Bucket=s3.bucket).get("Uploads", [])
+    assert [u for u in pending if u["Key"] == refused] == []

@@ -4,9 +4,13 @@ import base64
 import hashlib
 import hmac
 import secrets
+from functools import cache
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from plumbline.config import settings
 
@@ -53,3 +57,25 @@ def unsign(signed_value: str, purpose: str = "") -> str | None:
 
 def constant_time_equals(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
+
+
+@cache
+def _fernet(secret: bytes, purpose: str) -> Fernet:
+    key = HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=None, info=f"plumbline:{purpose}".encode()
+    ).derive(secret)
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
+def encrypt(value: str, purpose: str) -> str:
+    """Fernet (AES-128-CBC + HMAC-SHA256) with a key derived from the secret key by HKDF, one
+    key per ``purpose``: for secrets the server must read back, such as OAuth tokens."""
+    return _fernet(settings.secret, purpose).encrypt(value.encode()).decode()
+
+
+def decrypt(token: str, purpose: str) -> str | None:
+    """The value ``encrypt`` sealed; None when it was sealed under another key or altered."""
+    try:
+        return _fernet(settings.secret, purpose).decrypt(token.encode()).decode()
+    except InvalidToken:
+        return None

@@ -5,6 +5,7 @@ from plumbline.models.audit import AuditLog
 from plumbline.models.digest import DigestRun
 from plumbline.models.billing import BillingEvent
 from plumbline.models.drawing_ai import SheetResult
+from plumbline.models.cloud import CloudAuthorization, CloudConnection
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -51,6 +52,8 @@ __all__ = [
     "AuthSession",
     "DigestRun",
     "BillingEvent",
+    "CloudAuthorization",
+    "CloudConnection",
     "EmailInvite",
     "FieldReport",
     "File",

@@ -53,6 +53,14 @@ class Storage(Protocol):
 
     async def put_bytes(self, key: str, data: bytes, content_type: str) -> None: ...
 
+    async def put_stream(
+        self, key: str, chunks: AsyncIterator[bytes], content_type: str, max_size: int
+    ) -> int:
+        """Store ``chunks`` under ``key`` without holding them all in memory; returns the size.
+        More than ``max_size`` bytes: 413 and nothing stored. A reader never sees half an
+        object."""
+        ...
+
     async def delete(self, key: str) -> None: ...
 
     async def delete_prefix(self, prefix: str) -> int: ...

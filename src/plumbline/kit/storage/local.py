@@ -143,6 +143,11 @@ class LocalStorage:
                 await asyncio.to_thread(temp.unlink)
         return received
 
+    async def put_stream(
+        self, key: str, chunks: AsyncIterator[bytes], content_type: str, max_size: int
+    ) -> int:
+        return await self.receive(key, chunks, max_size)
+
     async def put_bytes(self, key: str, data: bytes, content_type: str) -> None:
         async def one() -> AsyncIterator[bytes]:
             yield data

@@ -13,14 +13,16 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from plumbline.errors import PayloadTooLarge
 from plumbline.kit import clock
 from plumbline.kit.storage.base import CHUNK, PresignedPut, check_key, content_disposition
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
-    from mypy_boto3_s3.type_defs import ObjectIdentifierTypeDef
+    from mypy_boto3_s3.type_defs import CompletedPartTypeDef, ObjectIdentifierTypeDef
 
 _MISSING = {"404", "NoSuchKey", "NotFound"}
+PART = 8 * 1024 * 1024  # S3 parts are at least 5 MiB, except the last
 
 
 class S3Storage:
@@ -121,6 +123,70 @@ class S3Storage:
             Body=data,
             ContentType=content_type,
         )
+
+    async def put_stream(
+        self, key: str, chunks: AsyncIterator[bytes], content_type: str, max_size: int
+    ) -> int:
+        """A multipart upload in parts of ``PART`` bytes (one PUT when smaller), aborted on any
+        failure so no parts are left behind; memory holds one part at most."""
+        key = check_key(key)
+        buffer = bytearray()
+        received = 0
+        upload_id: str | None = None
+        parts: list[CompletedPartTypeDef] = []
+
+        async def send_part() -> None:
+            nonlocal upload_id
+            if upload_id is None:
+                created = await asyncio.to_thread(
+                    self.client.create_multipart_upload,
+                    Bucket=self.bucket,
+                    Key=key,
+                    ContentType=content_type,
+                )
+                upload_id = created["UploadId"]
+            number = len(parts) + 1
+            sent = await asyncio.to_thread(
+                self.client.upload_part,
+                Bucket=self.bucket,
+                Key=key,
+                UploadId=upload_id,
+                PartNumber=number,
+                Body=bytes(buffer),
+            )
+            parts.append({"ETag": sent["ETag"], "PartNumber": number})
+            buffer.clear()
+
+        try:
+            async for chunk in chunks:
+                received += len(chunk)
+                if received > max_size:
+                    raise PayloadTooLarge("More bytes than the file declared")
+                buffer.extend(chunk)
+                if len(buffer) >= PART:
+                    await send_part()
+            if upload_id is None:
+                await self.put_bytes(key, bytes(buffer), content_type)
+                return received
+            if buffer:
+                await send_part()
+            await asyncio.to_thread(
+                self.client.complete_multipart_upload,
+                Bucket=self.bucket,
+                Key=key,
+                UploadId=upload_id,
+                MultipartUpload={"Parts": parts},
+            )
+        except BaseException:
+            if upload_id is not None:
+                await asyncio.to_thread(
+                    self.client.abort_multipart_upload,
+                    Bucket=self.bucket,
+                    Key=key,
+                    UploadId=upload_id,
+                )
+            raise
+        return received
 
     async def delete(self, key: str) -> None:
         await asyncio.to_thread(self.client.delete_object, Bucket=self.bucket, Key=check_key(key))
