@@ -2,10 +2,10 @@
 
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
-from plumbline.models.digest import DigestRun
 from plumbline.models.billing import BillingEvent
-from plumbline.models.drawing_ai import SheetResult
 from plumbline.models.cloud import CloudAuthorization, CloudConnection
+from plumbline.models.digest import DigestRun
+from plumbline.models.drawing_ai import SheetResult
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -50,10 +50,10 @@ __all__ = [
     "Attachment",
     "AuditLog",
     "AuthSession",
-    "DigestRun",
     "BillingEvent",
     "CloudAuthorization",
     "CloudConnection",
+    "DigestRun",
     "EmailInvite",
     "FieldReport",
     "File",

@@ -1,7 +1,7 @@
 """om_assets: assets and meter readings, maintenance schedules, their work orders and completions
 
 Revision ID: 0011_om_assets
-Revises: 0008_proposals
+Revises: 0010_proposal_templates
 Create Date: 2026-11-23 14:20:35.743731
 """
 
@@ -15,7 +15,7 @@ import plumbline.db
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 revision: str = "0011_om_assets"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0010_proposal_templates"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

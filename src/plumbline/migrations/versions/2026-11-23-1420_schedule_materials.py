@@ -1,7 +1,7 @@
 """schedule and materials: project schedules (a header row per project, tasks), workspace materials
 
 Revision ID: 0013_schedule_materials
-Revises: 0008_proposals
+Revises: 0012_om_inspections
 Create Date: 2026-11-23 14:20:31.599887
 """
 
@@ -15,7 +15,7 @@ import plumbline.db
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 revision: str = "0013_schedule_materials"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0012_om_inspections"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

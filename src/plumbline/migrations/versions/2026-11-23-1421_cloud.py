@@ -1,7 +1,7 @@
 """cloud: users' cloud-storage connections (encrypted tokens) and authorizations in progress
 
 Revision ID: 0016_cloud
-Revises: 0008_proposals
+Revises: 0015_drawing_ai
 Create Date: 2026-11-23 14:21:19.023092
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import plumbline.db
 
 revision: str = "0016_cloud"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0015_drawing_ai"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """occupant portal
 
 Revision ID: 0017_occupant
-Revises: 0008_proposals
+Revises: 0016_cloud
 Create Date: 2026-11-23 14:22:34.303794
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import plumbline.db
 
 revision: str = "0017_occupant"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0016_cloud"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

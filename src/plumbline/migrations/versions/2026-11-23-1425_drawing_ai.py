@@ -1,7 +1,7 @@
 """drawing AI: what was computed for each page of a file version (summary, takeoff)
 
 Revision ID: 0015_drawing_ai
-Revises: 0008_proposals
+Revises: 0014_billing
 Create Date: 2026-11-23 14:25:23.750094
 """
 
@@ -15,7 +15,7 @@ import plumbline.db
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 revision: str = "0015_drawing_ai"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0014_billing"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

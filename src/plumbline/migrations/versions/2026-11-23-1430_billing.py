@@ -1,7 +1,7 @@
 """billing: processor events applied once, the time of the last subscription event
 
 Revision ID: 0014_billing
-Revises: 0008_proposals
+Revises: 0013_schedule_materials
 Create Date: 2026-11-23 14:30:00
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import plumbline.db
 
 revision: str = "0014_billing"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0013_schedule_materials"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

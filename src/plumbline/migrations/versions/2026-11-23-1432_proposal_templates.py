@@ -1,7 +1,7 @@
 """proposal templates: a workspace's letter bodies with defaults for new proposals
 
 Revision ID: 0010_proposal_templates
-Revises: 0008_proposals
+Revises: 0009_proposal_flow
 Create Date: 2026-11-23 14:32:30.597417
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import plumbline.db
 
 revision: str = "0010_proposal_templates"
-down_revision: str | Sequence[str] | None = "0008_proposals"
+down_revision: str | Sequence[str] | None = "0009_proposal_flow"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
