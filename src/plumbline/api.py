@@ -24,6 +24,7 @@ from plumbline.issue.endpoints import router as issue_router
 from plumbline.material.endpoints import router as material_router
 from plumbline.member.endpoints import router as member_router
 from plumbline.notification.endpoints import router as notification_router
+from plumbline.occupant.endpoints import portal_router as occupant_portal_router
 from plumbline.occupant.endpoints import router as occupant_router
 from plumbline.om.assets.endpoints import router as om_assets_router
 from plumbline.om.fm_dashboard.endpoints import router as fm_dashboard_router
@@ -57,6 +58,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, rfi_router),
     (API_V1, proposal_router),
     (API_V1, occupant_router),
+    (API_V1, occupant_portal_router),
     (API_V1, om_assets_router),
     (API_V1, om_maintenance_router),
     (API_V1, inspection_template_router),

@@ -29,7 +29,8 @@ from tests.factories import (
     set_workspace,
 )
 
-OM = re.compile(r"^/api/v1/projects/\{projectId\}/om/")
+# The occupant links have their own module switch (occupantPortal) and tests (tests/occupant).
+OM = re.compile(r"^/api/v1/projects/\{projectId\}/om/(?!occupant-links)")
 PARAMETER = re.compile(r"\{(\w+)\}")
 MIN_ROUTES = 11
 

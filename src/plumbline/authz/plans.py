@@ -57,6 +57,12 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "proposals": Feature.PROPOSALS,
     "files": Feature.FILES,
     "viewer": Feature.FILES,
+    "proposal-templates": Feature.PROPOSALS,
+    "om": Feature.OM,
+    "schedule": Feature.SCHEDULE,
+    "materials": Feature.MATERIALS_READ,
+    "drawing-ai": Feature.DRAWING_AI,
+    "cloud": Feature.CLOUD,
     # Open on every plan: counts, administration and the caller's own things. Project writes
     # still need a live subscription (project service).
     "dashboard": None,
@@ -71,6 +77,8 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "auth": None,
     "payments": None,
     "public": None,
+    "proposal portal": None,
+    "occupant portal": None,
     "storage": None,
     "internal": None,
 }

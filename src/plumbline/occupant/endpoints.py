@@ -17,7 +17,9 @@ from plumbline.occupant.schemas import (
 from plumbline.occupant.service import occupants
 from plumbline.routing import make_router, read_only
 
-router = make_router(tags=["occupant portal"])
+# The links are O&M routes of the project; the portal answers anyone holding a token.
+router = make_router(tags=["om"])
+portal_router = make_router(tags=["occupant portal"])
 LINKS = "/projects/{projectId}/om/occupant-links"
 EXPIRED: dict[int | str, dict[str, object]] = {
     410: {"model": ErrorBody, "description": "The link (or the photo token) has expired"}
@@ -44,14 +46,14 @@ async def revoke_link(ctx: CanManageLinks, db: DB, linkId: str) -> ORJSONRespons
     return ORJSONResponse({"ok": True})
 
 
-@router.get("/occupant/{token}/meta", response_model=OccupantMeta, responses=EXPIRED)
+@portal_router.get("/occupant/{token}/meta", response_model=OccupantMeta, responses=EXPIRED)
 @read_only
 async def portal_meta(principal: OccupantLinkToken) -> ORJSONResponse:
     """What the reporting page shows: the building (project), its organisation, the asset."""
     return ORJSONResponse(occupants.meta(principal))
 
 
-@router.post("/occupant/{token}/submit", response_model=Submitted, responses=EXPIRED)
+@portal_router.post("/occupant/{token}/submit", response_model=Submitted, responses=EXPIRED)
 async def submit_request(
     principal: OccupantLinkToken, uow: UoW, body: OccupantSubmit
 ) -> ORJSONResponse:
@@ -59,7 +61,7 @@ async def submit_request(
     return ORJSONResponse(await occupants.submit(uow, principal, body))
 
 
-@router.post(
+@portal_router.post(
     "/occupant/{token}/issues/{issueId}/reference-photos/presign",
     response_model=UploadTarget,
     responses=EXPIRED,
@@ -71,7 +73,7 @@ async def presign_photo(
     return ORJSONResponse(await occupants.presign_photo(db, principal, issueId, body))
 
 
-@router.post(
+@portal_router.post(
     "/occupant/{token}/issues/{issueId}/reference-photos/complete",
     response_model=ReferencePhoto,
     responses=EXPIRED,
@@ -83,7 +85,7 @@ async def complete_photo(
     return ORJSONResponse(await occupants.complete_photo(db, principal, issueId, body))
 
 
-@router.get("/occupant/requests/{token}", response_model=TrackedRequest)
+@portal_router.get("/occupant/requests/{token}", response_model=TrackedRequest)
 @read_only
 async def track_request(principal: TrackingToken, db: DB) -> ORJSONResponse:
     """Follow a request: its title, status, and when it changed."""
