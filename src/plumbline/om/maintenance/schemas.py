@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, model_validator
+from pydantic import BaseModel, Field, Strict, StringConstraints, model_validator
 
 from plumbline.issue.schemas import ChecklistItem
 from plumbline.kit.schema import Flag, Number, Patch, Schema, Title
@@ -21,8 +21,8 @@ Health = Literal["OVERDUE", "DUE_SOON", "ON_TRACK"]
 Priority = Literal["LOW", "MEDIUM", "HIGH", "URGENT"]
 Ref = Annotated[str, StringConstraints(min_length=1, max_length=32)]
 MeterType = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
-IntervalDays = Annotated[int, Field(strict=True, ge=1, le=MAX_INTERVAL_DAYS)]
-MeterAmount = Annotated[Number, Field(gt=0, le=1e13)]
+IntervalDays = Annotated[int, Strict(), Field(ge=1, le=MAX_INTERVAL_DAYS)]
+MeterAmount = Annotated[Number, Field(ge=0.0001, le=1e13)]
 MeterLevel = Annotated[Number, Field(ge=-1e13, le=1e13)]
 Description = Annotated[str, Field(max_length=20000)]
 
