@@ -23,6 +23,7 @@ from tests.factories import (
     external,
     key_headers,
     make_world,
+    om_url,
     om_world,
     set_project,
     set_workspace,
@@ -125,6 +126,14 @@ SETUP = {
 }
 
 
+# A contractor completes only what is assigned to them (the walk's schedule is not) and does not
+# generate the project's work orders.
+EXTERNAL_REFUSED = {
+    ("POST", "/maintenance/generate-work-orders"),
+    ("POST", "/maintenance/{scheduleId}/complete"),
+}
+
+
 @pytest.mark.parametrize(("method", "path"), ROUTES, ids=IDS)
 async def test_members_work_managers_set_up_clients_see_nothing(
     client: httpx.AsyncClient, method: str, path: str
@@ -141,7 +150,24 @@ async def test_members_work_managers_set_up_clients_see_nothing(
         assert member.status_code != 403, member.text
     contractor = await external(world, "CONTRACTOR")
     answer = await client.request(method, url, json=body_of(method), headers=contractor.headers)
-    assert (answer.status_code == 403) == ((method, tail) in SETUP), answer.text
+    refused_to_them = (method, tail) in SETUP | EXTERNAL_REFUSED
+    assert (answer.status_code == 403) == refused_to_them, answer.text
     viewer = await external(world, "CLIENT")
     refused = await client.request(method, url, json=body_of(method), headers=viewer.headers)
     assert refused.status_code == 403, refused.text
+
+
+async def test_a_contractor_completes_the_schedule_assigned_to_them(
+    client: httpx.AsyncClient,
+) -> None:
+    world = await om_world()
+    contractor = await external(world, "CONTRACTOR")
+    asset = await create_asset(client, world)
+    schedule = await create_schedule(client, world, asset["id"], assigneeId=contractor.id)
+    response = await client.post(
+        om_url(world.project, f"/maintenance/{schedule['id']}/complete"),
+        json={"notes": "Done"},
+        headers=contractor.headers,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["completedBy"] == contractor.id

@@ -19,6 +19,7 @@ from plumbline.audit import service as audit_service
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
+from plumbline.errors import Forbidden
 from plumbline.issue import repository as issue_repo
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
@@ -273,6 +274,8 @@ class MaintenanceService:
         """One PREVENTIVE work order per active schedule due by the end of today (the project's
         day), unless one exists for that schedule and due date: the claim's unique key decides,
         so concurrent calls create each once."""
+        if ctx.is_external:
+            raise Forbidden("External collaborators work on the work orders they are given")
         db = uow.session
         tz = recurrence.zone(ctx.project.timezone)
         now = clock.now()
@@ -373,6 +376,8 @@ class MaintenanceService:
         self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, body: CompleteBody
     ) -> dict[str, Any]:
         schedule = await self.require(db, ctx, schedule_id, lock=True)
+        if ctx.is_external and schedule.assignee_id != ctx.user_id:
+            raise Forbidden("External collaborators complete only the schedules assigned to them")
         now = clock.now()
         completed_at = body.completed_at or now
         if completed_at > now:
