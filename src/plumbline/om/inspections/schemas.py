@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints
 
 from plumbline.file.schemas import FileName
 from plumbline.kit.schema import ByteCount, Flag, Number, Patch, Schema
@@ -20,7 +20,10 @@ Outcome = Literal["PASS", "FAIL", "NA", "DONE"]
 RunStatus = Literal["DRAFT", "COMPLETED"]
 Ref = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-IntervalDays = Annotated[int, Field(strict=True, ge=1, le=3650)]
+IntervalDays = Annotated[int, Strict(), Field(ge=1, le=3650)]
+Text = Annotated[str, StringConstraints(max_length=5000)]
+# A reading (temperature, pressure, hours): any sign, bounded like a meter value.
+Reading = Annotated[Number, Field(ge=-1e14, le=1e14)]
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST = datetime(2200, 1, 1, tzinfo=UTC)
 
@@ -106,7 +109,7 @@ class RunCreate(Schema):
 class Result(Schema):
     item_id: Ref
     outcome: Outcome | None = None
-    value: Annotated[str, StringConstraints(max_length=5000)] | Number | None = None
+    value: Text | Reading | None = None
     note: str | None = Field(default=None, max_length=5000)
     photo_upload_id: Ref | None = None
 
