@@ -27,6 +27,7 @@ from plumbline.models import (
     Folder,
     Membership,
     ProjectMember,
+    ProposalTemplate,
     PunchItemAssignee,
     RfiAssignee,
     User,
@@ -86,6 +87,9 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
             disciplines=[],
             current_version=0,
             version_seq=0,
+        ),
+        "uq_proposal_templates_workspace_id_name": lambda: ProposalTemplate(
+            workspace_id=ids["workspaceId"], name=ids["templateName"], body="Twin"
         ),
     }
     return rows[case]()
@@ -195,6 +199,12 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=headers,
     )
     assert (rfi.status_code, punch.status_code) == (200, 200), (rfi.text, punch.text)
+    template = await client.post(
+        f"/api/v1/workspaces/{world.workspace.id}/proposal-templates",
+        json={"name": "Twin", "body": "Dear {{client.name}}"},
+        headers=world.manager.headers,
+    )
+    assert template.status_code == 200, template.text
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
     return {
@@ -206,6 +216,7 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         "restrictedId": restricted.id,
         "rfiId": rfi.json()["id"],
         "punchId": punch.json()["id"],
+        "templateName": template.json()["name"],
     }
 
 
