@@ -32,6 +32,7 @@ from plumbline.models import (
     Material,
     Membership,
     ProjectMember,
+    ProposalTemplate,
     PunchItemAssignee,
     RfiAssignee,
     User,
@@ -133,6 +134,9 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         ),
         "uq_cloud_connections_user_id_provider": lambda: CloudConnection(
             user_id=ids["userId"], provider="google", access_token="sealed"
+        ),
+        "uq_proposal_templates_workspace_id_name": lambda: ProposalTemplate(
+            workspace_id=ids["workspaceId"], name=ids["templateName"], body="Twin"
         ),
     }
     return rows[case]()
@@ -248,6 +252,12 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=world.manager.headers,
     )
     assert material.status_code == 200, material.text
+    template = await client.post(
+        f"/api/v1/workspaces/{world.workspace.id}/proposal-templates",
+        json={"name": "Twin", "body": "Dear {{client.name}}"},
+        headers=world.manager.headers,
+    )
+    assert template.status_code == 200, template.text
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
     await set_project(world.project.id, operations_mode=True)
@@ -285,6 +295,7 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         "rfiId": rfi.json()["id"],
         "punchId": punch.json()["id"],
         "sku": material.json()["sku"],
+        "templateName": template.json()["name"],
     }
 
 

@@ -13,7 +13,7 @@ LETTER = (
     "{{company.name}} is pleased to price {{project.name}}: {{proposal.reference}} "
     "comes to {{proposal.total}}, valid until {{proposal.validUntil}}. Today is {{today}}.\n"
     "{{items.table}}\n\n"
-    "Regards{{ nobody.knows }}{{unknown}}"
+    "Regards{{ nobody.knows }}{{unknown}}{{ client.name.upper }}{{ client['name'].__class__ }}"
 )
 
 

@@ -59,8 +59,23 @@ _ALLOWED = (
 )
 
 
+class _LetterEnvironment(SandboxedEnvironment):
+    """Look-ups reach the letter's own values only (dict keys): never an attribute or method of
+    a Python object, whose text (``<built-in method ...>``) would differ from run to run."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, dict) and attribute in obj:
+            return obj[attribute]
+        return self.undefined(obj=obj, name=attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if isinstance(obj, dict) and isinstance(argument, str) and argument in obj:
+            return obj[argument]
+        return self.undefined(obj=obj, name=str(argument))
+
+
 def _environment() -> SandboxedEnvironment:
-    env = SandboxedEnvironment(
+    env = _LetterEnvironment(
         autoescape=False, undefined=ChainableUndefined, keep_trailing_newline=True
     )
     env.filters = {name: env.filters[name] for name in FILTERS}

@@ -7,9 +7,11 @@ Edits only in DRAFT and CHANGES_REQUESTED; a MEMBER deletes only their own draft
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -220,15 +222,19 @@ class ProposalService:
     async def pdf(
         self, db: AsyncSession, ctx: ProjectContext, proposal_id: str
     ) -> tuple[bytes, str]:
-        """The proposal's PDF and its file name."""
+        """The proposal's PDF and its file name (rendered in a worker thread: about a second of
+        CPU for a font-embedding document, which would stall every other request)."""
         body = await self.get(db, ctx, proposal_id)
         # The client's signature, drawn in the acceptance block (proposal portal's accept).
         signature = await flow_repo.signature(db, body["id"]) if body["acceptedAt"] else None
-        document = pdf.render(
-            body,
-            project_name=ctx.project.name,
-            company_name=ctx.workspace.name,
-            signature=signature,
+        document = await asyncio.to_thread(
+            partial(
+                pdf.render,
+                body,
+                project_name=ctx.project.name,
+                company_name=ctx.workspace.name,
+                signature=signature,
+            )
         )
         return document, pdf.filename(body)
 
