@@ -176,7 +176,10 @@ async def test_workspace_access_takes_one_statement(
             f"/api/v1/workspaces/{world.workspace.id}", headers=world.member.headers
         )
     assert response.status_code == 200
-    assert counter.count == 1, counter.statements
+    # the access in one statement; then the read counts the workspace's seats
+    assert counter.count == 2, counter.statements
+    assert "FROM sessions" in counter.statements[0] and "memberships" in counter.statements[0]
+    assert counter.statements[1].lstrip().startswith("SELECT count(*)")
 
 
 async def test_one_statement_access_keeps_the_answers(
