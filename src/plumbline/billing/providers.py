@@ -4,16 +4,17 @@ the app serves itself (for demos and tests)."""
 from __future__ import annotations
 
 import functools
-from typing import Protocol
-
-import stripe
-from stripe.params.checkout import SessionCreateParams
+from typing import TYPE_CHECKING, Protocol
 
 from plumbline.billing import tokens
 from plumbline.billing.errors import BillingNotConfigured, NoSubscription, ProviderFailed
 from plumbline.config import settings
 from plumbline.kit.ids import new_id
 from plumbline.models import Workspace
+
+if TYPE_CHECKING:  # the SDK is imported on first use: it takes seconds off every start-up
+    import stripe
+    from stripe.params.checkout import SessionCreateParams
 
 LOCAL_PREFIX = "/api/payments/local"
 
@@ -71,6 +72,8 @@ class StripeProvider:
         return str(price)
 
     async def checkout(self, workspace: Workspace, plan: str, email: str) -> str:
+        import stripe
+
         tags = {"workspace_id": workspace.id, "plan": plan}
         params: SessionCreateParams = {
             "mode": "subscription",
@@ -94,6 +97,8 @@ class StripeProvider:
         return session.url
 
     async def portal(self, workspace: Workspace) -> str:
+        import stripe
+
         if workspace.billing_customer_id is None:
             raise NoSubscription()
         try:
@@ -108,6 +113,8 @@ class StripeProvider:
 @functools.cache
 def _client(secret_key: str, api_base: str | None) -> stripe.StripeClient:
     """One SDK client (and its connection pool) per key and API base."""
+    import stripe
+
     return stripe.StripeClient(
         secret_key,
         base_addresses={"api": api_base.rstrip("/")} if api_base else None,

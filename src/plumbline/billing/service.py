@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-import stripe
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit
@@ -24,6 +23,8 @@ from plumbline.billing.signature import TOLERANCE_SECONDS, webhook_secret
 def _verified_event(payload: bytes, signature: str | None) -> dict[str, Any]:
     """The event, verified by the SDK itself: HMAC-SHA256 over ``timestamp.payload`` with the
     webhook secret, at most five minutes old. 400 otherwise."""
+    import stripe  # on first use: the SDK takes seconds off every start-up
+
     secret = webhook_secret()
     if secret is None:
         raise BillingNotConfigured("PLUMBLINE_STRIPE_WEBHOOK_SECRET is not set")
