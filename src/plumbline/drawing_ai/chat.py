@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rank_bm25 import BM25Okapi
-
 from plumbline.drawing_ai import analysis
 from plumbline.drawing_ai.extract import Box, PageContent
 
@@ -117,6 +115,8 @@ def _takeoff_facts(page: PageContent) -> list[Passage]:
 
 def answer(page: PageContent, messages: list[dict[str, str]]) -> dict[str, Any]:
     """``{reply, citations}`` for the last user message, from this page alone."""
+    from rank_bm25 import BM25Okapi  # numpy: imported on first use, not at server start
+
     question = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
     query = [t for t in tokens(question) if t not in STOP_WORDS]
     corpus = passages(page)

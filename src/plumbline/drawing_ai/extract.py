@@ -14,14 +14,7 @@ import itertools
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import IO, Any
-
-from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
-from pdfminer.pdfpage import PDFPage
-from pdfminer.pdftypes import resolve1
-from pdfplumber.page import Page
-from pdfplumber.pdf import PDF
-from pdfplumber.utils.exceptions import PdfminerException
+from typing import IO, TYPE_CHECKING, Any
 
 from plumbline.drawing_ai.errors import (
     NotAPdf,
@@ -30,6 +23,10 @@ from plumbline.drawing_ai.errors import (
     PdfEncrypted,
     PdfUnreadable,
 )
+
+if TYPE_CHECKING:
+    from pdfplumber.page import Page
+    from pdfplumber.pdf import PDF
 
 log = logging.getLogger("plumbline")
 PDF_MAGIC = b"%PDF-"
@@ -102,7 +99,14 @@ def is_pdf(header: bytes) -> bool:
 
 def read_page(stream: IO[bytes], page_index: int) -> PageContent:
     """The content of page ``page_index`` (0-based) of the PDF in ``stream``; refusals are the
-    domain's 4xx errors (not a PDF, encrypted, unreadable, out of range, nothing to read)."""
+    domain's 4xx errors (not a PDF, encrypted, unreadable, out of range, nothing to read).
+    The PDF library is imported here, on first use, not when the server starts."""
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+    from pdfminer.pdfpage import PDFPage
+    from pdfplumber.page import Page
+    from pdfplumber.pdf import PDF
+    from pdfplumber.utils.exceptions import PdfminerException
+
     stream.seek(0)
     if not is_pdf(stream.read(HEADER_BYTES)):
         raise NotAPdf()
@@ -139,6 +143,9 @@ def read_page(stream: IO[bytes], page_index: int) -> PageContent:
 
 def _page_count(pdf: PDF) -> int:
     """From the page tree's root /Count, without walking the pages."""
+    from pdfminer.pdfpage import PDFPage
+    from pdfminer.pdftypes import resolve1
+
     try:
         pages = resolve1(pdf.doc.catalog["Pages"])
         return int(resolve1(pages["Count"]))
