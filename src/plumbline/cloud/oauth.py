@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import orjson
 from authlib.common.security import generate_token
-from authlib.integrations.httpx_client import AsyncOAuth2Client
 
+from plumbline.cloud.client import AsyncOAuth2Client
 from plumbline.cloud.errors import InvalidState, StateExpired
 from plumbline.cloud.providers import Endpoints, Provider
 from plumbline.config import settings

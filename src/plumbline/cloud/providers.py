@@ -15,8 +15,8 @@ from urllib.parse import quote
 
 import httpx
 import orjson
-from authlib.integrations.httpx_client import AsyncOAuth2Client
 
+from plumbline.cloud.client import AsyncOAuth2Client
 from plumbline.cloud.errors import ItemNotFound, ProviderUnavailable, ReconnectRequired
 from plumbline.config import settings
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx
 from authlib.integrations.base_client import OAuthError
-from authlib.integrations.httpx_client import AsyncOAuth2Client
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -33,6 +32,7 @@ from plumbline.authz.plans import (
 )
 from plumbline.cloud import oauth
 from plumbline.cloud import repository as repo
+from plumbline.cloud.client import AsyncOAuth2Client
 from plumbline.cloud.errors import (
     AuthorizationFailed,
     InvalidState,
