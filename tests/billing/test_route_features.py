@@ -10,7 +10,7 @@ from fastapi.routing import APIRoute
 
 from plumbline.authz.plans import PLAN_FEATURES, PLAN_ORDER, ROUTE_FEATURES, Feature, implies
 from plumbline.routing import dependency_calls
-from tests.factories import make_world
+from tests.factories import make_world, set_project
 
 # Routes whose plan check is in the service, because the project is named in the body
 # (uploads) or only writes are gated (project settings). Their gate is shown by tests
@@ -18,6 +18,15 @@ from tests.factories import make_world
 GATED_IN_SERVICE = {
     "/api/v1/files/presign-upload",
     "/api/v1/files/complete-upload",
+    # The cloud connectors are the user's own: open while one of their workspaces has the
+    # feature, and an import checks the project's workspace (tests/cloud).
+    "/api/v1/cloud/connections",
+    "/api/v1/cloud/{provider}/authorize",
+    "/api/v1/cloud/{provider}/callback",
+    "/api/v1/cloud/{provider}",
+    "/api/v1/cloud/{provider}/browse",
+    "/api/v1/cloud/{provider}/open-link",
+    "/api/v1/cloud/{provider}/import",
 }
 
 
@@ -87,6 +96,8 @@ async def test_every_gated_project_route_answers_the_plan_it_needs(app, client) 
     402 PLAN_REQUIRED naming the cheapest plan with the module; on enterprise it does not."""
     team = await make_world(plan="team")
     enterprise = await make_world(plan="enterprise")
+    for world in (team, enterprise):  # the O&M modules are on only in operations mode
+        await set_project(world.project.id, operations_mode=True)
     checked = 0
     for path, route in _routes(app):
         feature = ROUTE_FEATURES.get(str(route.tags[0]))

@@ -69,7 +69,7 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     seen = await client.get(portal.group(1))
     assert seen.status_code == 200 and seen.json()["status"] == "SENT"
     assert any(p["items"] and p["total"] != "0.00" for p in proposals)
-    # Both made from the workspace's letter template, which took its tax rate along.
+    # All made from the workspace's letter template, which took its tax rate along.
     assert all("{{client.name}}" in (p["coverLetter"] or "") for p in proposals)
     assert all(p["taxPercent"] == "8.25" for p in proposals)
 

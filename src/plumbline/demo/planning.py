@@ -84,10 +84,11 @@ async def _materials(api: Api, project_id: str) -> dict[str, str]:
 
 
 async def _priced_from_materials(api: Api, project_id: str, materials: dict[str, str]) -> None:
-    """The demo's priced draft gets washroom tiling lines priced from the catalogue."""
+    """The demo's draft (the one not yet sent) gets washroom tiling lines priced from the
+    catalogue."""
     base = f"/api/v1/projects/{project_id}/proposals"
     proposals: list[dict[str, Any]] = await api("GET", base)
-    draft = next(p for p in proposals if p["items"])
+    draft = next(p for p in proposals if p["status"] == "DRAFT")
     items = [*draft["items"],
              {"materialId": materials["TILE-P60"], "quantity": "38"},
              {"materialId": materials["ADH-PM"], "quantity": "12"},

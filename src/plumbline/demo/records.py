@@ -271,6 +271,7 @@ async def _proposals(api: Api, base: str) -> list[tuple[str, str]]:
         f"{base}/proposals",
         json={
             "title": "Roof membrane repair",
+            "templateId": template_id,
             "validUntil": f"{_day(14)}T23:59:59Z",
             "clientName": "Marcus Lee",
             "clientEmail": "marcus.lee@example.com",

@@ -12,7 +12,7 @@ from fastapi import Depends
 
 from plumbline.authz.files import VersionAccess, version_access
 from plumbline.authz.permissions import Permission
-from plumbline.authz.plans import Feature, require_feature
+from plumbline.authz.plans import Feature, gated, require_feature
 from plumbline.drawing_ai.errors import ClientsCannotRunDrawingAI
 
 _read = version_access(Permission.FILES_READ)
@@ -26,7 +26,7 @@ def _drawing_ai(*, run: bool) -> Callable[..., Awaitable[VersionAccess]]:
             raise ClientsCannotRunDrawingAI()
         return access
 
-    return dependency
+    return gated(dependency, Feature.DRAWING_AI)
 
 
 CanRunDrawingAI = Annotated[VersionAccess, Depends(_drawing_ai(run=True))]
