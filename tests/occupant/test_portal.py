@@ -20,6 +20,7 @@ from tests.factories import (
     World,
     audit_entries,
     create_api_key,
+    create_asset,
     key_headers,
     link_in,
     mail_text,
@@ -390,3 +391,32 @@ async def test_link_list_runs_a_fixed_number_of_queries(client: httpx.AsyncClien
             )
         await db.commit()
     assert await count() == one
+
+
+async def test_an_assets_own_link_names_it_and_prefills_requests(client: httpx.AsyncClient) -> None:
+    world = await ops_world()
+    asset = await create_asset(client, world, name="Lift 2", location="Core B")
+    link = await make_link(client, world, label="Lift 2 QR", assetId=asset["id"])
+    meta = (await client.get(portal(link["token"], "/meta"))).json()
+    assert meta["headline"] == f"Report a problem with Lift 2 at {world.project.name}"
+    assert meta["asset"] == {
+        "id": asset["id"],
+        "tag": asset["tag"],
+        "name": "Lift 2",
+        "location": "Core B",
+    }
+    answer = await submit(client, link["token"], f"lift-{new_id()}@example.com")
+    issue = await client.get(
+        f"/api/v1/projects/{world.project.id}/issues/{answer['issueId']}",
+        headers=world.member.headers,
+    )
+    assert issue.json()["assetId"] == asset["id"]
+
+    other = await ops_world()
+    foreign = await create_asset(client, other)
+    refused = await client.post(
+        links_url(world),
+        json={"label": "Wrong", "assetId": foreign["id"]},
+        headers=world.manager.headers,
+    )
+    assert refused.status_code == 400 and refused.json()["details"][0]["field"] == "assetId"

@@ -3,8 +3,11 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import update
 
+from plumbline.db import database
 from plumbline.kit import clock
+from plumbline.models import Proposal
 from tests.factories import QueryCounter, make_world
 from tests.proposal.test_endpoints import create, insert_proposals, set_status, url
 
@@ -44,6 +47,13 @@ async def test_status_filter(client, world, three):
         "Car park lighting",
         "Roof repair",
     ]
+    # A SENT proposal past its validUntil is shown, and filtered, as EXPIRED.
+    async with database.sessionmaker() as db:
+        lapse = update(Proposal).where(Proposal.id == three[1]["id"]).values(valid_until=T0)
+        await db.execute(lapse)
+        await db.commit()
+    assert await titles(client, world, "?status=SENT") == []
+    assert await titles(client, world, "?status=EXPIRED") == ["Lobby 50% refit"]
     response = await client.get(url(world.project, "?status=OPEN"), headers=world.member.headers)
     assert response.status_code == 400
     assert response.json()["details"][0]["field"] == "status"

@@ -47,6 +47,62 @@ async def ageing_work_orders(db: AsyncSession, now: datetime) -> list[Item]:
     return items
 
 
+def _window_end(now: datetime) -> datetime:
+    """The end of the 7-day due window: midnight UTC seven days after today began (a thing due
+    then is in, a second later out)."""
+    return now.replace(hour=0, minute=0, second=0, microsecond=0) + WEEK
+
+
+def _due_group(due: datetime, now: datetime) -> str:
+    return "Overdue" if due < now else "Due within 7 days"
+
+
+async def due_maintenance(db: AsyncSession, now: datetime) -> list[Item]:
+    """Schedules overdue or due within the window, by the calendar or the meter; a schedule
+    with a meter is labelled "Meter/calendar" (due at whichever comes first)."""
+    items = []
+    for row in await repo.due_schedules(db, _window_end(now)):
+        schedule_id, title, next_due, meter_due, meter_type, assignee, tag, asset = row[:8]
+        project_id, project_name, workspace_id, modules, operations_mode, plan = row[8:]
+        if not _om_on(modules, operations_mode, plan):
+            continue
+        due = min(d for d in (next_due, meter_due) if d is not None)
+        label = " (Meter/calendar)" if meter_type else ""
+        items.append(
+            Item(
+                workspace_id=workspace_id,
+                project_id=project_id,
+                project_name=project_name,
+                group=_due_group(due, now),
+                text=f"{title} — {tag} {asset}, due {due.date().isoformat()}{label}",
+                href=f"/projects/{project_id}/om/maintenance/{schedule_id}",
+                assignee_id=assignee,
+            )
+        )
+    return items
+
+
+async def due_inspections(db: AsyncSession, now: datetime) -> list[Item]:
+    """Inspection templates overdue or due within the window."""
+    items = []
+    for row in await repo.due_inspections(db, _window_end(now)):
+        template_id, name, due = row[:3]
+        project_id, project_name, workspace_id, modules, operations_mode, plan = row[3:]
+        if not _om_on(modules, operations_mode, plan):
+            continue
+        items.append(
+            Item(
+                workspace_id=workspace_id,
+                project_id=project_id,
+                project_name=project_name,
+                group=_due_group(due, now),
+                text=f"{name}, due {due.date().isoformat()}",
+                href=f"/projects/{project_id}/om/inspection-templates/{template_id}",
+            )
+        )
+    return items
+
+
 WORK_ORDER_AGING = Digest(
     kind="om-work-order-aging",
     notification_kind="WORK_ORDER_AGING",
@@ -54,4 +110,21 @@ WORK_ORDER_AGING = Digest(
     intro="These work orders have been open for a week or more.",
     collect=ageing_work_orders,
 )
-DIGESTS: dict[str, Digest] = {digest.kind: digest for digest in (WORK_ORDER_AGING,)}
+MAINTENANCE = Digest(
+    kind="om-maintenance",
+    notification_kind="MAINTENANCE_DUE",
+    subject="Maintenance due",
+    intro="These maintenance schedules are overdue or due within 7 days.",
+    collect=due_maintenance,
+    assignees_too=True,
+)
+INSPECTIONS = Digest(
+    kind="om-inspections",
+    notification_kind="INSPECTION_DUE",
+    subject="Inspections due",
+    intro="These inspections are overdue or due within 7 days.",
+    collect=due_inspections,
+)
+DIGESTS: dict[str, Digest] = {
+    digest.kind: digest for digest in (MAINTENANCE, INSPECTIONS, WORK_ORDER_AGING)
+}

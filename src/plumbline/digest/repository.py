@@ -6,13 +6,21 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import DigestRun, Issue, Project, Workspace
+from plumbline.models import (
+    Asset,
+    DigestRun,
+    InspectionTemplate,
+    Issue,
+    MaintenanceSchedule,
+    Project,
+    Workspace,
+)
 
 OPEN_WORK = ("OPEN", "IN_PROGRESS")
 
@@ -81,5 +89,62 @@ async def ageing_work_orders(db: AsyncSession, before: datetime) -> Sequence[Seq
             Workspace.deleted_at.is_(None),
         )
         .order_by(Project.id, Issue.created_at, Issue.id)
+    )
+    return (await db.execute(query)).all()
+
+
+async def due_schedules(db: AsyncSession, until: datetime) -> Sequence[Sequence[Any]]:
+    """Active maintenance schedules of live assets due (by the calendar or the meter) at or
+    before ``until``: id, title, next due, meter due, meter type, assignee, asset tag, asset
+    name, then the ``PROJECT`` columns."""
+    query = (
+        select(
+            MaintenanceSchedule.id,
+            MaintenanceSchedule.title,
+            MaintenanceSchedule.next_due_at,
+            MaintenanceSchedule.meter_due_at,
+            MaintenanceSchedule.meter_type,
+            MaintenanceSchedule.assignee_id,
+            Asset.tag,
+            Asset.name,
+            *PROJECT,
+        )
+        .join(Asset, Asset.id == MaintenanceSchedule.asset_id)
+        .join(Project, Project.id == MaintenanceSchedule.project_id)
+        .join(Workspace, Workspace.id == Project.workspace_id)
+        .where(
+            MaintenanceSchedule.is_active.is_(True),
+            or_(
+                MaintenanceSchedule.next_due_at <= until,
+                MaintenanceSchedule.meter_due_at <= until,
+            ),
+            Asset.deleted_at.is_(None),
+            Project.deleted_at.is_(None),
+            Workspace.deleted_at.is_(None),
+        )
+        .order_by(Project.id, MaintenanceSchedule.next_due_at, MaintenanceSchedule.id)
+    )
+    return (await db.execute(query)).all()
+
+
+async def due_inspections(db: AsyncSession, until: datetime) -> Sequence[Sequence[Any]]:
+    """Live inspection templates due at or before ``until``: id, name, next due, then the
+    ``PROJECT`` columns."""
+    query = (
+        select(
+            InspectionTemplate.id,
+            InspectionTemplate.name,
+            InspectionTemplate.next_due_at,
+            *PROJECT,
+        )
+        .join(Project, Project.id == InspectionTemplate.project_id)
+        .join(Workspace, Workspace.id == Project.workspace_id)
+        .where(
+            InspectionTemplate.deleted_at.is_(None),
+            InspectionTemplate.next_due_at <= until,
+            Project.deleted_at.is_(None),
+            Workspace.deleted_at.is_(None),
+        )
+        .order_by(Project.id, InspectionTemplate.next_due_at, InspectionTemplate.id)
     )
     return (await db.execute(query)).all()

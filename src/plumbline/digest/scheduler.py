@@ -17,12 +17,13 @@ from plumbline.db import UnitOfWork, database
 from plumbline.digest import service
 from plumbline.digest.om import DIGESTS
 from plumbline.kit import clock
+from plumbline.proposal.reminders import run_reminders
 
 log = logging.getLogger(__name__)
 Daily = Callable[[UnitOfWork, datetime], Awaitable[dict[str, Any]]]
 
 
-# Every daily job by name: the O&M digests (and the proposal reminders, once they exist).
+# Every daily job by name: the O&M digests and the proposal reminders.
 def _digest(digest: service.Digest) -> Daily:
     async def run(uow: UnitOfWork, now: datetime) -> dict[str, Any]:
         return await service.run(uow, digest, now)
@@ -30,7 +31,14 @@ def _digest(digest: service.Digest) -> Daily:
     return run
 
 
-DAILY: dict[str, Daily] = {kind: _digest(digest) for kind, digest in DIGESTS.items()}
+async def _proposal_reminders(uow: UnitOfWork, now: datetime) -> dict[str, Any]:
+    return await run_reminders(uow)  # reads the clock itself
+
+
+DAILY: dict[str, Daily] = {
+    **{kind: _digest(digest) for kind, digest in DIGESTS.items()},
+    "proposal-reminders": _proposal_reminders,
+}
 
 
 async def run_daily(kind: str, now: datetime | None = None) -> dict[str, Any]:

@@ -3,7 +3,7 @@ from pydantic import BaseModel
 from plumbline.auth.deps import Cron
 from plumbline.db import UoW
 from plumbline.digest import service as digests
-from plumbline.digest.om import WORK_ORDER_AGING
+from plumbline.digest.om import INSPECTIONS, MAINTENANCE, WORK_ORDER_AGING
 from plumbline.internal.service import run_maintenance
 from plumbline.kit import clock
 from plumbline.kit.responses import ORJSONResponse
@@ -40,6 +40,21 @@ class DigestResult(BaseModel):
     membersEmailed: int
     membersNotified: int
     workspacesSkipped: int
+
+
+@router.post("/om-maintenance-reminders", response_model=DigestResult)
+async def maintenance_reminders(uow: UoW) -> ORJSONResponse:
+    """Today's digest of maintenance overdue or due within 7 days (UTC): managers get every
+    schedule of the projects they see, others the ones assigned to them; schedules with a meter
+    are labelled "Meter/calendar" (once per workspace and UTC day)."""
+    return ORJSONResponse(await digests.run(uow, MAINTENANCE, clock.now()))
+
+
+@router.post("/om-inspection-reminders", response_model=DigestResult)
+async def inspection_reminders(uow: UoW) -> ORJSONResponse:
+    """Today's digest to managers of inspections overdue or due within 7 days (UTC), once per
+    workspace and UTC day."""
+    return ORJSONResponse(await digests.run(uow, INSPECTIONS, clock.now()))
 
 
 @router.post("/om-work-order-aging-reminders", response_model=DigestResult)

@@ -26,7 +26,7 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
-from plumbline.om.maintenance.service import maintenance
+from plumbline.om.maintenance import service as schedules  # imports this module back
 from plumbline.records import Notice, soft_delete
 from plumbline.records.repository import assignable, file_in_project, file_of_version
 from plumbline.viewer.events import publish_to_version
@@ -224,7 +224,7 @@ class IssueService:
             maintenance_schedule_id=body.maintenance_schedule_id,
             checklist=_checklist([item.model_dump() for item in body.checklist]),
         )
-        issue = await self._insert(db, ctx.principal, values)
+        issue = await self.insert(db, ctx.principal, values)
         if assignee is not None:
             await self._notify_assigned(uow, ctx, issue, assignee)
         _announce(uow, issue["id"], "created", version_id)
@@ -254,11 +254,13 @@ class IssueService:
             location=location,
             asset_id=asset_id,
         )
-        return await self._insert(db, principal, values)
+        return await self.insert(db, principal, values)
 
-    async def _insert(
+    async def insert(
         self, db: AsyncSession, principal: Principal, values: dict[str, Any]
     ) -> dict[str, Any]:
+        """Write a new issue (``new_issue`` values) under the project's next number, audited;
+        answers the issue as read."""
         entry = audit.entry(
             action="issue.created",
             entity_type="issue",
@@ -319,7 +321,7 @@ class IssueService:
         if status != issue.status:
             _stamp_status(issue, status)
             if status in DONE:  # a preventive work order done completes its schedule, once
-                await maintenance.complete_work_order(db, ctx, issue)
+                await schedules.maintenance.complete_work_order(db, ctx, issue)
         changed = diff(before, _snapshot(issue))
         if changed:
             issue.updated_at = clock.now()

@@ -48,9 +48,9 @@ async def revoke_link(ctx: CanManageLinks, db: DB, linkId: str) -> ORJSONRespons
 
 @portal_router.get("/occupant/{token}/meta", response_model=OccupantMeta, responses=EXPIRED)
 @read_only
-async def portal_meta(principal: OccupantLinkToken) -> ORJSONResponse:
+async def portal_meta(principal: OccupantLinkToken, db: DB) -> ORJSONResponse:
     """What the reporting page shows: the building (project), its organisation, the asset."""
-    return ORJSONResponse(occupants.meta(principal))
+    return ORJSONResponse(await occupants.meta(db, principal))
 
 
 @portal_router.post("/occupant/{token}/submit", response_model=Submitted, responses=EXPIRED)

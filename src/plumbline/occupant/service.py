@@ -36,6 +36,7 @@ from plumbline.occupant.schemas import (
     OccupantPhotoPresign,
     OccupantSubmit,
 )
+from plumbline.om.assets import repository as assets
 
 SUBMITS_PER_MINUTE = 12  # per link and client IP (PRODUCT §15)
 PHOTO_TOKEN_TTL = timedelta(hours=1)
@@ -86,6 +87,11 @@ class OccupantService:
     ) -> dict[str, Any]:
         if body.expires_at is not None and body.expires_at <= clock.now():
             raise InvalidField("expiresAt", "must be in the future")
+        if (
+            body.asset_id is not None
+            and await assets.get(db, ctx.project.id, body.asset_id) is None
+        ):
+            raise InvalidField("assetId", "no such asset in this project")
         token = crypto.random_token()
         link = OccupantLink(
             id=new_id(),
@@ -127,14 +133,26 @@ class OccupantService:
 
     # --- the portal (the link's token) ---
 
-    def meta(self, principal: Principal) -> dict[str, Any]:
-        _, project, workspace = principal.require_token().rows
+    async def meta(self, db: AsyncSession, principal: Principal) -> dict[str, Any]:
+        """The building (project), its organisation and, for an asset's own link, the asset."""
+        link, project, workspace = principal.require_token().rows
+        asset = await assets.get(db, project.id, link.asset_id) if link.asset_id else None
+        brief = None
+        headline = f"Report a problem at {project.name}"
+        if asset is not None:
+            brief = {
+                "id": asset.id,
+                "tag": asset.tag,
+                "name": asset.name,
+                "location": asset.location,
+            }
+            headline = f"Report a problem with {asset.name} at {project.name}"
         return {
             "projectId": project.id,
             "projectName": project.name,
             "workspaceName": workspace.name,
-            "headline": f"Report a problem at {project.name}",
-            "asset": None,
+            "headline": headline,
+            "asset": brief,
         }
 
     async def submit(

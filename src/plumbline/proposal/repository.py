@@ -53,10 +53,28 @@ FIELDS = Fields(
 )
 
 
-def filtered(vis: Visibility, filters: ProposalFilters) -> list[ColumnElement[bool]]:
+def awaiting(now: datetime) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    """SENT and VIEWED proposals still open at ``now``, and those whose ``validUntil`` has
+    passed, which every read shows as EXPIRED (``service.shown_status``)."""
+    sent = Proposal.status.in_(("SENT", "VIEWED"))
+    return sent & (Proposal.valid_until > now), sent & (Proposal.valid_until <= now)
+
+
+def shown_status_in(statuses: Sequence[str], now: datetime) -> ColumnElement[bool]:
+    """The proposals whose status as shown at ``now`` is one of ``statuses``."""
+    live, lapsed = awaiting(now)
+    stored = [s for s in statuses if s not in ("SENT", "VIEWED")]
+    shown: list[ColumnElement[bool]] = [Proposal.status.in_(stored)]
+    shown += [live & (Proposal.status == s) for s in ("SENT", "VIEWED") if s in statuses]
+    if "EXPIRED" in statuses:
+        shown.append(lapsed)
+    return or_(*shown)
+
+
+def filtered(vis: Visibility, filters: ProposalFilters, now: datetime) -> list[ColumnElement[bool]]:
     conditions = vis.where(Proposal)
     if filters.status:
-        conditions.append(Proposal.status.in_(filters.status))
+        conditions.append(shown_status_in(filters.status, now))
     if filters.client_email:
         conditions.append(func.lower(Proposal.client_email) == filters.client_email.lower())
     if filters.updated_since is not None:
@@ -76,9 +94,9 @@ def filtered(vis: Visibility, filters: ProposalFilters) -> list[ColumnElement[bo
 
 
 async def list_rows(
-    db: AsyncSession, vis: Visibility, filters: ProposalFilters, page: PageParams
+    db: AsyncSession, vis: Visibility, filters: ProposalFilters, page: PageParams, now: datetime
 ) -> Sequence[Row[Any]]:
-    query = select(*FIELDS.columns).where(*filtered(vis, filters))
+    query = select(*FIELDS.columns).where(*filtered(vis, filters, now))
     return (await db.execute(page.apply(query, Proposal.id))).all()
 
 
@@ -109,9 +127,7 @@ async def summary(db: AsyncSession, vis: Visibility, now: datetime) -> Any:
     """Every figure of the analytics summary in one aggregate query."""
     dialect = db.get_bind().dialect.name
     status = Proposal.status
-    awaiting = status.in_(("SENT", "VIEWED"))
-    lapsed = awaiting & (Proposal.valid_until < now)
-    live = awaiting & (Proposal.valid_until >= now)
+    live, lapsed = awaiting(now)
     decided_at = case(
         (status == "ACCEPTED", Proposal.accepted_at),
         (status == "DECLINED", Proposal.declined_at),

@@ -76,7 +76,7 @@ def shown_status(status: str, valid_until: str, now: str) -> str:
 
 
 def _now() -> str:
-    return clock.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return str(clock.iso(clock.now()))
 
 
 def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]:
@@ -185,7 +185,7 @@ class ProposalService:
         self, db: AsyncSession, ctx: ProjectContext, filters: ProposalFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         vis = _visibility(ctx).collection(ProposalsInternal)
-        found, headers = page.finish(await repo.list_rows(db, vis, filters, page))
+        found, headers = page.finish(await repo.list_rows(db, vis, filters, page, clock.now()))
         now = _now()
         return [to_read(row._mapping, now) for row in found], headers
 

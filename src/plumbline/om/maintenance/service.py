@@ -15,12 +15,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit import service as audit_service
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
-from plumbline.issue import repository as issue_repo
+
+# A module import: the issue service imports this one back (a resolved PREVENTIVE work order
+# completes its schedule).
+from plumbline.issue import service as issues
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
@@ -309,59 +311,27 @@ class MaintenanceService:
         due_day: Any,
     ) -> None:
         """The work order, through the issue module's insert (numbered, audited)."""
-        now = clock.now()
-        values: dict[str, Any] = {
-            "id": issue_id,
-            "project_id": ctx.project.id,
-            "workspace_id": ctx.workspace.id,
-            "title": schedule.title,
-            "description": schedule.description,
-            "status": "OPEN",
-            "priority": schedule.priority,
-            "issue_kind": "WORK_ORDER",
-            "assignee_id": schedule.assignee_id,
-            "due_date": due_day,
-            "location": None,
-            "file_id": None,
-            "file_version_id": None,
-            "page_number": None,
-            "pin": None,
-            "asset_id": schedule.asset_id,
-            "work_order_type": "PREVENTIVE",
-            "maintenance_schedule_id": schedule.id,
-            "checklist": [
+        values = issues.new_issue(
+            ctx.project.id,
+            ctx.workspace.id,
+            ctx.principal,
+            id=issue_id,
+            title=schedule.title,
+            description=schedule.description,
+            priority=schedule.priority,
+            issue_kind="WORK_ORDER",
+            assignee_id=schedule.assignee_id,
+            due_date=due_day,
+            asset_id=schedule.asset_id,
+            work_order_type="PREVENTIVE",
+            maintenance_schedule_id=schedule.id,
+            checklist=[
                 {"id": new_id(), "label": item["label"], "done": False}
                 for item in schedule.checklist
             ],
-            "created_by": ctx.user_id,
-            "created_key_id": ctx.principal.key_id,
-            "created_at": now,
-            "updated_at": now,
-            "status_changed_at": now,
-            "resolved_at": None,
-            "closed_at": None,
-        }
-        entry = audit_service.audit.entry(
-            action="issue.created",
-            entity_type="issue",
-            entity_id=issue_id,
-            principal=ctx.principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes=created(
-                {
-                    "title": values["title"],
-                    "issueKind": "WORK_ORDER",
-                    "workOrderType": "PREVENTIVE",
-                    "maintenanceScheduleId": schedule.id,
-                    "assetId": schedule.asset_id,
-                    "assigneeId": schedule.assignee_id,
-                    "dueDate": due_day,
-                }
-            ),
         )
         await uow.session.flush()
-        number = await issue_repo.insert_issue(uow.session, values, entry)
+        number = (await issues.issue.insert(uow.session, ctx.principal, values))["number"]
         if schedule.assignee_id is not None:
             await WORK_ORDER_ASSIGNED.send(
                 uow,
