@@ -5,14 +5,12 @@ from fastapi.responses import Response
 
 from plumbline.db import DB, UoW
 from plumbline.file.endpoints import errors
-from plumbline.issue.schemas import UploadTarget
+from plumbline.issue.schemas import PhotoComplete, PhotoPresign, UploadTarget
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
 from plumbline.om.inspections.schemas import (
-    PhotoComplete,
-    PhotoPresign,
     RunComplete,
     RunCreate,
     RunPhoto,

@@ -8,8 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints
 
-from plumbline.file.schemas import FileName
-from plumbline.kit.schema import ByteCount, Flag, Number, Patch, Schema
+from plumbline.kit.schema import Flag, Number, Patch, Schema
 
 Frequency = Literal[
     "DAILY", "WEEKLY", "BIWEEKLY", "MONTHLY", "QUARTERLY", "SEMI_ANNUAL", "ANNUAL", "CUSTOM"
@@ -159,17 +158,6 @@ class RunRead(BaseModel):
     createdBy: str | None
     createdAt: datetime
     updatedAt: datetime
-
-
-class PhotoPresign(Schema):
-    file_name: FileName
-    content_type: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-    size_bytes: ByteCount = Field(ge=1)
-
-
-class PhotoComplete(Schema):
-    upload_id: Ref
-    sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
 
 
 class RunPhoto(BaseModel):

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.issue.schemas import IssueCreate
+from plumbline.issue.schemas import IssueCreate, PhotoComplete, PhotoPresign
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
@@ -35,8 +35,6 @@ from plumbline.om.inspections.errors import (
 )
 from plumbline.om.inspections.repository import PHOTO_ENTITY, RUN_FIELDS, TEMPLATE_FIELDS
 from plumbline.om.inspections.schemas import (
-    PhotoComplete,
-    PhotoPresign,
     Result,
     RunComplete,
     RunCreate,
