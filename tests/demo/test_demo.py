@@ -80,6 +80,17 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     assert any(s["dueLabel"] == "Meter/calendar" and s["meterDueAt"] for s in schedules)
     preventive = [i for i in issues if i["maintenanceScheduleId"]]
     assert len(preventive) == 2  # the overdue one and the meter-due one
+    occupant = await _list(client, key, f"{base}/issues?issueKind=OCCUPANT")
+    assert sorted(i["title"] for i in occupant) == [
+        "Chiller alarm light on",
+        "Lift 2 doors close too fast",
+    ]
+    chiller = next(a for a in assets if a["tag"] == "CH-01")
+    assert {i["assetId"] for i in occupant} == {chiller["id"], None}
+    lobby = re.search(r"occupant portal \(lobby link\): http://[^/]+(\S+)", result.stdout)
+    assert lobby, result.stdout
+    meta = await client.get(lobby.group(1))
+    assert meta.status_code == 200 and meta.json()["asset"] is None
     assert all(i["workOrderType"] == "PREVENTIVE" for i in preventive)
     [walk] = await _list(client, key, f"{base}/om/inspection-templates")
     assert walk["name"] == "Monthly fire-safety walk" and walk["frequency"] == "MONTHLY"

@@ -33,6 +33,7 @@ async def populate(api: Api, project_id: str) -> list[tuple[str, str]]:
     links += await _proposals(api, base)
     await _maintenance(api, base)
     await _inspections(api, base)
+    links += await _occupant(api, base)
     await planning.populate(api, project_id)
     await populate_sheets(api, project_id)
     return links
@@ -413,3 +414,29 @@ async def _inspections(api: Api, base: str) -> None:
         f"{om}/inspection-runs/{draft['id']}",
         json={"results": [{"itemId": items[0], "outcome": "PASS"}]},
     )
+
+
+async def _occupant(api: Api, base: str) -> list[tuple[str, str]]:
+    """A lobby reporting link (printed) and a chiller's own QR link, with one request made
+    through each as an occupant would."""
+    assets = await api("GET", f"{base}/om/assets")
+    chiller = next(a for a in assets if a["tag"] == "CH-01")
+    lobby = await api("POST", f"{base}/om/occupant-links", json={"label": "Lobby poster"})
+    plant = await api(
+        "POST",
+        f"{base}/om/occupant-links",
+        json={"label": "Chiller 1 QR code", "assetId": chiller["id"]},
+    )
+    requests = (
+        (lobby, "Lift 2 doors close too fast", "The doors caught my bag twice this morning."),
+        (plant, "Chiller alarm light on", "Red light flashing on the panel by the roof door."),
+    )
+    for link, title, description in requests:
+        path = link["url"].removeprefix(settings.public_url.rstrip("/")).removesuffix("/meta")
+        await api(
+            "POST",
+            f"{path}/submit",
+            json={"title": title, "description": description, "reporterName": "Sam Tenant",
+                  "reporterEmail": "sam.tenant@example.com"},
+        )  # fmt: skip
+    return [("occupant portal (lobby link)", lobby["url"])]
