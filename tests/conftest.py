@@ -43,16 +43,21 @@ for name in (
 ):
     os.environ.pop(name, None)
 
+import boto3  # noqa: E402
 import httpx  # noqa: E402
 import pytest  # noqa: E402
+from moto.server import ThreadedMotoServer  # noqa: E402
 
 from plumbline.app import create_app  # noqa: E402
 from plumbline.config import settings  # noqa: E402
 from plumbline.db import database  # noqa: E402
 from plumbline.kit import clock, ratelimit  # noqa: E402
+from plumbline.kit.ids import new_id  # noqa: E402
+from plumbline.kit.storage import get_storage  # noqa: E402
+from plumbline.kit.storage.s3 import S3Storage  # noqa: E402
 from plumbline.migrate import upgrade  # noqa: E402
 from tests.factories import World, make_world  # noqa: E402
-from tests.live import redis_server  # noqa: E402
+from tests.live import free_port, redis_server  # noqa: E402
 
 ORIGIN = "http://127.0.0.1:8000"
 
@@ -122,3 +127,30 @@ def outbox() -> Path:
 async def world() -> World:
     """A workspace with one user per role and one project."""
     return await make_world()
+
+
+# Object storage on a local moto server (the S3 backend's tests, drawing AI on S3).
+@pytest.fixture(scope="session")
+def moto_url() -> Iterator[str]:
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def s3_storage(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> S3Storage:
+    """The app on the S3 backend, a fresh bucket on a local moto server."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    bucket = f"plumbline-{new_id()[-12:]}"
+    boto3.client("s3", endpoint_url=moto_url, region_name="us-east-1").create_bucket(Bucket=bucket)
+    monkeypatch.setattr(settings, "storage", "s3")
+    monkeypatch.setattr(settings, "s3_endpoint_url", moto_url)
+    monkeypatch.setattr(settings, "s3_bucket", bucket)
+    monkeypatch.setattr(settings, "s3_region", "us-east-1")
+    backend = get_storage()
+    assert isinstance(backend, S3Storage)
+    return backend

@@ -4,82 +4,52 @@ go straight to the object store; the app only signs, checks and records."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from datetime import timedelta
 
-import boto3
 import httpx
 import pytest
-from moto.server import ThreadedMotoServer
 
-from plumbline.config import settings
 from plumbline.errors import PayloadTooLarge
 from plumbline.kit.ids import new_id
-from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.s3 import S3Storage
 from tests.factories import create_api_key, key_headers
 from tests.file.helpers import PDF, complete, count_files, presign, sha, storage_used
-from tests.live import free_port
 
 
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
-
-
-@pytest.fixture
-def s3(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> S3Storage:
-    """Switch the app to the S3 backend with a fresh bucket on the moto server."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    bucket = f"plumbline-{new_id()[-12:]}"
-    boto3.client("s3", endpoint_url=moto_url, region_name="us-east-1").create_bucket(Bucket=bucket)
-    monkeypatch.setattr(settings, "storage", "s3")
-    monkeypatch.setattr(settings, "s3_endpoint_url", moto_url)
-    monkeypatch.setattr(settings, "s3_bucket", bucket)
-    monkeypatch.setattr(settings, "s3_region", "us-east-1")
-    backend = get_storage()
-    assert isinstance(backend, S3Storage)
-    return backend
-
-
-async def test_backend_presigned_put_head_ranges_sha_delete(s3: S3Storage, moto_url: str):
+async def test_backend_presigned_put_head_ranges_sha_delete(s3_storage: S3Storage, moto_url: str):
     key = f"ws/w/p/p/files/{new_id()}/u/data.bin"
     data = bytes(range(256)) * 5000
-    target = await s3.presign_put(
+    target = await s3_storage.presign_put(
         key, content_type="application/pdf", size=len(data), expires_in=timedelta(hours=1)
     )
     assert target.url.startswith(moto_url) and target.method == "PUT"
     async with httpx.AsyncClient() as raw:
         put = await raw.put(target.url, content=data, headers=target.headers)
         assert put.status_code == 200, put.text
-        assert await s3.head(key) == len(data)
-        assert await s3.sha256(key) == hashlib.sha256(data).hexdigest()
-        chunks = [c async for c in s3.open_range(key, 10, 1033)]
+        assert await s3_storage.head(key) == len(data)
+        assert await s3_storage.sha256(key) == hashlib.sha256(data).hexdigest()
+        chunks = [c async for c in s3_storage.open_range(key, 10, 1033)]
         assert b"".join(chunks) == data[10:1034]
-        url = await s3.presign_get(
+        url = await s3_storage.presign_get(
             key, expires_in=timedelta(minutes=5), filename="A 1.pdf", content_type="application/pdf"
         )
         got = await raw.get(url)
         assert got.status_code == 200 and got.content == data
         assert got.headers["content-type"] == "application/pdf"
         assert "A%201.pdf" in got.headers["content-disposition"]
-    await s3.put_bytes(f"{key}.logo", b"\x89PNG", "image/png")
-    assert await s3.head(f"{key}.logo") == 4
-    await s3.delete(key)
-    assert await s3.head(key) is None
-    assert await s3.sha256(key) is None
-    await s3.delete(key)
-    assert await s3.delete_prefix("ws/w") == 1
-    assert await s3.head(f"{key}.logo") is None
+    await s3_storage.put_bytes(f"{key}.logo", b"\x89PNG", "image/png")
+    assert await s3_storage.head(f"{key}.logo") == 4
+    await s3_storage.delete(key)
+    assert await s3_storage.head(key) is None
+    assert await s3_storage.sha256(key) is None
+    await s3_storage.delete(key)
+    assert await s3_storage.delete_prefix("ws/w") == 1
+    assert await s3_storage.head(f"{key}.logo") is None
 
 
-async def test_four_step_upload_and_reads_on_s3(client, world, s3: S3Storage, moto_url: str):
+async def test_four_step_upload_and_reads_on_s3(
+    client, world, s3_storage: S3Storage, moto_url: str
+):
     headers, pid = world.member.headers, world.project.id
     used = await storage_used(world.workspace.id)
     target = (await presign(client, headers, pid, "S3 plan.pdf", len(PDF))).json()
@@ -104,11 +74,11 @@ async def test_four_step_upload_and_reads_on_s3(client, world, s3: S3Storage, mo
         f"/api/v1/projects/{pid}/files/{result['id']}", headers=world.manager.headers
     )
     assert deleted.status_code == 200
-    assert await s3.head(target["s3Key"]) is None
+    assert await s3_storage.head(target["s3Key"]) is None
     assert await storage_used(world.workspace.id) == used
 
 
-async def test_s3_mismatch_and_missing_record_nothing(client, world, s3: S3Storage):
+async def test_s3_mismatch_and_missing_record_nothing(client, world, s3_storage: S3Storage):
     raw_key, _ = await create_api_key(world.project, ["files:write", "files:read"])
     headers, pid = key_headers(raw_key), world.project.id
     target = (await presign(client, headers, pid, "short.pdf", len(PDF) + 1)).json()
@@ -120,15 +90,17 @@ async def test_s3_mismatch_and_missing_record_nothing(client, world, s3: S3Stora
     mismatch = await complete(client, headers, target["uploadId"])
     assert mismatch.status_code == 400 and mismatch.json()["code"] == "SIZE_MISMATCH"
     assert await count_files(pid) == before
-    assert await s3.head(target["s3Key"]) is None
+    assert await s3_storage.head(target["s3Key"]) is None
 
 
-async def test_local_storage_routes_are_off_with_s3(client, s3: S3Storage):
+async def test_local_storage_routes_are_off_with_s3(client, s3_storage: S3Storage):
     response = await client.get("/api/v1/storage/object/anything.sig")
     assert response.status_code == 404
 
 
-async def test_s3_put_stream_in_parts_small_in_one_and_too_large_leaves_nothing(s3: S3Storage):
+async def test_s3_put_stream_in_parts_small_in_one_and_too_large_leaves_nothing(
+    s3_storage: S3Storage,
+):
     async def chunks(total: int, size: int = 1024 * 1024):
         block = bytes(range(256)) * (size // 256)
         sent = 0
@@ -139,20 +111,20 @@ async def test_s3_put_stream_in_parts_small_in_one_and_too_large_leaves_nothing(
 
     big = f"ws/w/p/p/files/{new_id()}/u/big.bin"
     total = 8 * 1024 * 1024 * 2 + 12345  # three parts
-    assert await s3.put_stream(big, chunks(total), "application/pdf", total) == total
-    assert await s3.head(big) == total
+    assert await s3_storage.put_stream(big, chunks(total), "application/pdf", total) == total
+    assert await s3_storage.head(big) == total
     expected = hashlib.sha256()
     async for piece in chunks(total):
         expected.update(piece)
-    assert await s3.sha256(big) == expected.hexdigest()
+    assert await s3_storage.sha256(big) == expected.hexdigest()
 
     small = f"ws/w/p/p/files/{new_id()}/u/small.bin"
-    assert await s3.put_stream(small, chunks(1000), "text/plain", 1000) == 1000
-    assert await s3.head(small) == 1000
+    assert await s3_storage.put_stream(small, chunks(1000), "text/plain", 1000) == 1000
+    assert await s3_storage.head(small) == 1000
 
     refused = f"ws/w/p/p/files/{new_id()}/u/refused.bin"
     with pytest.raises(PayloadTooLarge):
-        await s3.put_stream(refused, chunks(total), "application/pdf", total - 1)
-    assert await s3.head(refused) is None
-    pending = s3.client.list_multipart_uploads(Bucket=s3.bucket).get("Uploads", [])
+        await s3_storage.put_stream(refused, chunks(total), "application/pdf", total - 1)
+    assert await s3_storage.head(refused) is None
+    pending = s3_storage.client.list_multipart_uploads(Bucket=s3_storage.bucket).get("Uploads", [])
     assert [u for u in pending if u["Key"] == refused] == []

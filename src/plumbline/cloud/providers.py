@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -93,7 +94,9 @@ def body(response: httpx.Response) -> dict[str, Any]:
     return data
 
 
-class Provider:
+class Provider(ABC):
+    """One provider's OAuth settings and file API (Google, Microsoft and Dropbox below)."""
+
     name: ProviderName
     label: str
     scope: str
@@ -118,29 +121,29 @@ class Provider:
     def api(self) -> str:
         return str(getattr(settings, f"{self.name.value}_api_url")).rstrip("/")
 
-    async def account(self, http: AsyncOAuth2Client) -> Account:
-        raise NotImplementedError
+    @abstractmethod
+    async def account(self, http: AsyncOAuth2Client) -> Account: ...
 
+    @abstractmethod
     async def browse(
         self, http: AsyncOAuth2Client, folder_id: str | None, page_token: str | None
-    ) -> tuple[list[Item], str | None]:
-        raise NotImplementedError
+    ) -> tuple[list[Item], str | None]: ...
 
-    async def item(self, http: AsyncOAuth2Client, item_id: str) -> Item:
-        raise NotImplementedError
+    @abstractmethod
+    async def item(self, http: AsyncOAuth2Client, item_id: str) -> Item: ...
 
+    @abstractmethod
     def download(
         self, http: AsyncOAuth2Client, item_id: str
     ) -> AbstractAsyncContextManager[httpx.Response]:
         """The file's bytes, as a response to stream (checked by the caller)."""
-        raise NotImplementedError
 
-    async def link(self, http: AsyncOAuth2Client, item_id: str) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    async def link(self, http: AsyncOAuth2Client, item_id: str) -> str: ...
 
+    @abstractmethod
     async def revoke(self, http: AsyncOAuth2Client, access: str, refresh: str | None) -> bool:
         """Revoke the grant at the provider; False when the provider has no way to."""
-        raise NotImplementedError
 
 
 class Google(Provider):

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints, model_validator
+from pydantic import BaseModel, Field, Strict, StringConstraints, model_validator
 
-from plumbline.kit.schema import EmailAddress, Patch, Schema, Title
+from plumbline.kit.schema import EmailAddress, Instant, Patch, Schema, Title
 
 MAX_ITEMS = 500
 ProposalStatus = Literal[
@@ -25,17 +25,6 @@ Percentage = Annotated[Decimal, Field(ge=0, le=100, decimal_places=4)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Short = Annotated[str, StringConstraints(max_length=200)]
 LongText = Annotated[str, StringConstraints(max_length=20000)]
-
-
-def _in_utc(value: datetime) -> datetime:
-    """Aware and in UTC (a naive value is UTC); a date-time UTC cannot hold is refused."""
-    try:
-        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-    except OverflowError:
-        raise ValueError("date-time out of range") from None
-
-
-Instant = Annotated[datetime, AfterValidator(_in_utc)]
 
 
 class ItemIn(Schema):

@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints
+from pydantic import BaseModel, Field, Strict, StringConstraints
 
-from plumbline.kit.schema import Flag, Schema, Title
+from plumbline.kit.schema import Flag, Instant, Schema, Title
 
 # A 5,000-task schedule is about 1.5 MiB of JSON: the route's body limit is 4 MiB (app.py).
 MAX_TASKS = 5000
@@ -15,17 +15,6 @@ DependencyType = Literal["FS", "SS", "FF", "SF"]
 TaskId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Percent = Annotated[int, Strict(), Field(ge=0, le=100)]
 LagDays = Annotated[int, Strict(), Field(ge=-3650, le=3650)]
-
-
-def _in_utc(value: datetime) -> datetime:
-    """Aware and in UTC (a naive value is UTC); a date-time UTC cannot hold is refused."""
-    try:
-        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-    except OverflowError:
-        raise ValueError("date-time out of range") from None
-
-
-Instant = Annotated[datetime, AfterValidator(_in_utc)]
 
 
 class DependencyIn(Schema):
