@@ -2,7 +2,9 @@
 types several domains share."""
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
@@ -12,6 +14,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     Strict,
     StringConstraints,
@@ -19,8 +22,9 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.config import JsonDict
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 
 # How deep a request field's JSON may nest (docs/decisions.md): deeper values would exhaust
 # the recursion of the JSON encoders that store and return them (orjson stops at 255).
@@ -57,6 +61,20 @@ class Schema(BaseModel):
         """Every request field: no NUL characters, no deep nesting (400)."""
         _check_value(value)
         return value
+
+
+def one_of(*groups: tuple[str, ...]) -> JsonDict:
+    """A body's ``json_schema_extra`` when it needs every field of at least one group, not null
+    (as its validation checks): the OpenAPI's ``anyOf`` of ``required``."""
+    return {
+        "anyOf": [
+            {
+                "required": list(group),
+                "properties": {name: {"not": {"type": "null"}} for name in group},
+            }
+            for group in groups
+        ]
+    }
 
 
 class Patch(Schema):
@@ -143,7 +161,55 @@ Revision = Annotated[int, Strict(), Field(ge=0, le=MAX_INT32)]
 PageNumber = Annotated[int, Strict(), Field(ge=1, le=100_000)]
 VersionNumber = Annotated[int, Field(ge=1, le=MAX_INT32)]
 
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+# Not blank: the pattern tells the OpenAPI what stripping leaves (blank gets "at least 1").
+NOT_BLANK = r"\S"
+Title = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NOT_BLANK)
+]
+
+
+@dataclass(frozen=True)
+class Decimals:
+    """A non-negative JSON number or decimal string with at most ``integers`` digits before
+    the point and ``places`` after it, or up to ``maximum`` (a power of ten). The OpenAPI says
+    exactly that (``multipleOf`` and a pattern), so values generated from it are accepted."""
+
+    places: int
+    integers: int = 12
+    maximum: int | None = None
+
+    @property
+    def top(self) -> Decimal:
+        if self.maximum is not None:
+            return Decimal(self.maximum)
+        return Decimal(10) ** self.integers - Decimal(1).scaleb(-self.places)
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        digits = None if self.maximum is not None else self.integers + self.places
+        return core_schema.decimal_schema(
+            ge=Decimal(0), le=self.top, max_digits=digits, decimal_places=self.places
+        )
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        fraction = rf"(\.[0-9]{{1,{self.places}}})?"
+        if self.maximum is None:
+            pattern = rf"^[0-9]{{1,{self.integers}}}{fraction}$"
+        else:  # the maximum itself, or fewer digits than it has
+            below = len(str(self.maximum)) - 1
+            pattern = rf"^({self.maximum}(\.0{{1,{self.places}}})?|[0-9]{{1,{below}}}{fraction})$"
+        step = float(Decimal(1).scaleb(-self.places))
+        number = {"type": "number", "minimum": 0, "maximum": float(self.top), "multipleOf": step}
+        return {"anyOf": [number, {"type": "string", "pattern": pattern}]}
+
+
+# Money in a 12-digit column; quantities and rates with four places; percentages 0 to 100.
+Money = Annotated[Decimal, Decimals(places=2)]
+Quantity = Annotated[Decimal, Decimals(places=4)]
+Percentage = Annotated[Decimal, Decimals(places=4, maximum=100)]
 
 
 class Pin(Schema):
@@ -173,4 +239,6 @@ def _email(value: str) -> str:
     return value
 
 
-EmailAddress = Annotated[str, Field(max_length=400), AfterValidator(_email)]
+EmailAddress = Annotated[
+    str, Field(max_length=400, json_schema_extra={"format": "email"}), AfterValidator(_email)
+]

@@ -6,9 +6,9 @@ from decimal import Decimal
 from typing import Annotated
 
 from fastapi import Query
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, StringConstraints
 
-from plumbline.kit.schema import Patch, Schema
+from plumbline.kit.schema import Money, Patch, Schema
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Unit = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
@@ -16,16 +16,12 @@ Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, ma
 Supplier = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 # ISO 4217 alphabetic codes are three capital letters.
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$", min_length=3, max_length=3)]
-# A number or a decimal string, at most two places and 12 integer digits (a money column).
-Price = Annotated[
-    Decimal, Field(ge=0, le=Decimal("999999999999.99"), max_digits=14, decimal_places=2)
-]
 
 
 class MaterialCreate(Schema):
     name: Name
     unit: Unit
-    unit_price: Price = Decimal(0)
+    unit_price: Money = Decimal(0)
     currency: Currency | None = None
     sku: Label | None = None
     category: Label | None = None
@@ -36,7 +32,7 @@ class MaterialUpdate(Patch):
     not_null = ("name", "unit", "unit_price", "currency")
     name: Name | None = None
     unit: Unit | None = None
-    unit_price: Price | None = None
+    unit_price: Money | None = None
     currency: Currency | None = None
     sku: Label | None = None
     category: Label | None = None

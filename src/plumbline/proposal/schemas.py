@@ -4,9 +4,20 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, Field, Strict, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, model_validator
 
-from plumbline.kit.schema import EmailAddress, Instant, Patch, Schema, Title
+from plumbline.kit.schema import (
+    NOT_BLANK,
+    EmailAddress,
+    Instant,
+    Money,
+    Patch,
+    Percentage,
+    Quantity,
+    Schema,
+    Title,
+    one_of,
+)
 
 MAX_ITEMS = 500
 ProposalStatus = Literal[
@@ -14,21 +25,17 @@ ProposalStatus = Literal[
 ]
 DeclineReason = Literal["PRICE_TOO_HIGH", "TIMING", "SCOPE", "OTHER_COMPANY", "OTHER"]
 
-# Numbers or decimal strings; 12 integer digits at most (what a money column holds).
-Quantity = Annotated[
-    Decimal, Field(ge=0, le=Decimal("999999999999.9999"), max_digits=16, decimal_places=4)
+Name = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NOT_BLANK)
 ]
-Amount = Annotated[
-    Decimal, Field(ge=0, le=Decimal("999999999999.99"), max_digits=14, decimal_places=2)
-]
-Percentage = Annotated[Decimal, Field(ge=0, le=100, decimal_places=4)]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Short = Annotated[str, StringConstraints(max_length=200)]
 LongText = Annotated[str, StringConstraints(max_length=20000)]
 
 
 class ItemIn(Schema):
     """With ``materialId``, the name, unit and rate not given are copied from the material."""
+
+    model_config = ConfigDict(json_schema_extra=one_of(("name", "rate"), ("materialId",)))
 
     id: str | None = Field(None, max_length=64)
     name: Name | None = None
@@ -53,6 +60,8 @@ class ProposalCreate(Schema):
     """``validUntil`` may be left out only with a ``templateId`` whose defaults name
     ``validDays``; the template's body and tax apply where the request does not say."""
 
+    model_config = ConfigDict(json_schema_extra=one_of(("validUntil",), ("templateId",)))
+
     title: Title
     valid_until: Instant | None = None
     template_id: str | None = Field(None, max_length=64)
@@ -63,7 +72,7 @@ class ProposalCreate(Schema):
     items: Items = Field(default_factory=list)
     work_price_percent: Percentage = Decimal(0)
     tax_percent: Percentage = Decimal(0)
-    discount: Amount = Decimal(0)
+    discount: Money = Decimal(0)
 
 
 class ProposalUpdate(Patch):
@@ -79,7 +88,7 @@ class ProposalUpdate(Patch):
     items: Items | None = None
     work_price_percent: Percentage | None = None
     tax_percent: Percentage | None = None
-    discount: Amount | None = None
+    discount: Money | None = None
 
 
 class ItemRead(BaseModel):
