@@ -20,6 +20,7 @@ from tests.factories import (
     create_api_key,
     external,
     key_headers,
+    mail_text,
     make_world,
     read_mails,
     set_project,
@@ -114,6 +115,10 @@ async def test_the_client_journey_from_the_email(client, world, outbox):
     ]
     assert thread[0]["authorName"] == "Max Manager"
     assert len(await notifications(world.member.user.id, "PROPOSAL_MESSAGE")) == 1
+    told = read_mails(outbox, to=email)[-1]
+    assert proposal["reference"] in told["Subject"]
+    assert "Max Manager" in mail_text(told) and "No, paint is separate." in mail_text(told)
+    assert "/public/proposals/" not in mail_text(told)  # the link is not kept, only its hash
 
     changes = await client.post(f"{path}/request-changes", json={"comment": "Add paint please"})
     assert changes.status_code == 200, changes.text
@@ -134,7 +139,7 @@ async def test_the_client_journey_from_the_email(client, world, outbox):
     resent = await send(client, world, proposal)
     assert resent["status"] == "SENT"
     assert resent["changeRequestComment"] == "Add paint please"
-    assert len(read_mails(outbox, to=email)) == 2
+    assert len(read_mails(outbox, to=email)) == 3  # the proposal, the answer, the proposal again
     new_path = portal_path(outbox, email)
     assert new_path != path
     assert (await client.get(path)).status_code == 404  # the first link was replaced
@@ -272,6 +277,16 @@ async def test_the_email_escapes_what_users_typed(client, world, outbox):
     html = str(mail.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "&lt;i&gt;Dana&lt;/i&gt;" in html
+    answer = await client.post(
+        url(world.project, f"/{proposal['id']}/messages"),
+        json={"body": "<img src=x onerror=alert(1)>"},
+        headers=world.member.headers,
+    )
+    assert answer.status_code == 200, answer.text
+    told = read_mails(outbox, to=proposal["clientEmail"])[-1]
+    html = str(told.get_body(preferencelist=("html",)).get_content())  # type: ignore[union-attr]
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "&lt;script&gt;" in html  # the title, escaped here too
 
 
 async def test_duplicate_makes_a_new_draft_copy(client, world, outbox):

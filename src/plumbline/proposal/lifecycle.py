@@ -79,7 +79,8 @@ async def list_messages(
 
 @router.post("/messages", response_model=MessageRead)
 async def post_message(
-    ctx: CanWriteProposals, db: DB, proposalId: str, body: MessageIn
+    ctx: CanWriteProposals, uow: UoW, proposalId: str, body: MessageIn
 ) -> ORJSONResponse:
-    """Answer the client in the thread (while the proposal awaits the client's answer)."""
-    return ORJSONResponse(await lifecycle.post_message(db, ctx, proposalId, body.body))
+    """Answer the client in the thread (while the proposal awaits the client's answer); the
+    client is e-mailed the answer."""
+    return ORJSONResponse(await lifecycle.post_message(uow, ctx, proposalId, body.body))

@@ -236,9 +236,11 @@ class LifecycleService:
         return [message_read(row) for row in rows], headers
 
     async def post_message(
-        self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, body: str
+        self, uow: UnitOfWork, ctx: ProjectContext, proposal_id: str, body: str
     ) -> dict[str, Any]:
-        """The contractor's answer in the client thread (open while the client can answer)."""
+        """The contractor's answer in the client thread (open while the client can answer),
+        e-mailed to the client."""
+        db = uow.session
         proposal = await self._load(db, ctx, proposal_id)
         status = status_now(proposal)
         if status not in THREAD_OPEN:
@@ -256,6 +258,9 @@ class LifecycleService:
         await db.flush()
         changes = {"messageId": [None, message.id]}
         await audit_change(db, ctx, (ENTITY, proposal.id), "proposal.message_posted", changes)
+        if proposal.client_email:
+            _, company = await flow.names(db, proposal.project_id, proposal.workspace_id)
+            queue(uow, mails.answered(proposal, company=company, author=name, body=body))
         return message_read(
             (message.id, message.author, message.author_name, message.body, message.created_at)
         )

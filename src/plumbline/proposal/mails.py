@@ -70,6 +70,19 @@ def to_client(
     )
 
 
+def answered(proposal: Proposal, *, company: str, author: str | None, body: str) -> Mail:
+    """To the client: the contractor answered in the proposal's thread. The portal link is not
+    repeated (only its hash is kept): the client answers from the proposal's own e-mail."""
+    who = f"{author} ({company})" if author else company
+    lead = f"{who} wrote to you about proposal {proposal.reference} ({proposal.title}):"
+    where = "To answer, open the link in the e-mail that brought you the proposal."
+    text = f"{lead}\n\n{body}\n\n{where}\n"
+    quoted = escape(body).replace("\n", "<br>")
+    html = f"<p>{escape(lead)}</p><blockquote>{quoted}</blockquote><p>{escape(where)}</p>"
+    subject = f"Message about proposal {proposal.reference} from {company}"
+    return Mail(to=[proposal.client_email or ""], subject=subject, text=text, html=html)
+
+
 def expiring(
     *, to: str, name: str, reference: str, title: str, client: str | None, valid_until: datetime
 ) -> Mail:
