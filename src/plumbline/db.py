@@ -201,6 +201,15 @@ class UnitOfWork:
         callbacks, self._after_response = self._after_response, []
         return callbacks
 
+    async def commit_reads(self) -> None:
+        """Ends the request's transaction before long work that needs no database (parsing a
+        stored PDF, waiting on an LLM), so that SQLite's write lock and a PostgreSQL connection
+        are not held meanwhile. Only reads and the caller's credential touch may come before
+        it (they are committed); the statements after it run in a new transaction, committed
+        or rolled back with the request."""
+        if self.session.in_transaction():
+            await self.session.commit()
+
     async def commit(self) -> None:
         if self.session.in_transaction():  # else there is nothing to commit
             await self.session.commit()

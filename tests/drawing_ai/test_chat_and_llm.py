@@ -3,6 +3,7 @@ against a local stand-in server speaking the chat-completions protocol."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Iterator
@@ -238,3 +239,33 @@ async def test_an_unreachable_llm_falls_back_too(client, world, monkeypatch):
     )
     assert chat.status_code == 200
     assert chat.json()["reply"].startswith("From this sheet:")
+
+
+@pytest.mark.parametrize("route", ["sheet-summary", "chat"])
+async def test_no_transaction_is_held_while_the_llm_words_the_answer(
+    client, world, llm, route, monkeypatch
+):
+    """Parsing the page and waiting on the model happen outside the request's transaction:
+    on SQLite (one writer at a time) another request writes meanwhile."""
+    llm.mode = "hang"  # answers once released
+    monkeypatch.setattr(settings, "llm_timeout_seconds", 120.0)
+    version_id = await upload_sheet(client, world.member.headers, world.project.id)
+    body = {"pageIndex": 0} if route == "sheet-summary" else ask("What is the scale?")
+    asked = asyncio.create_task(
+        client.post(ai(version_id, route), json=body, headers=world.member.headers)
+    )
+    for _ in range(6000):  # a bound on the wait for the model's call, not a timed assertion
+        if llm.requests or asked.done():
+            break
+        await asyncio.sleep(0.01)
+    assert llm.requests, "the model was never called"
+    written = await client.post(
+        f"/api/v1/projects/{world.project.id}/issues",
+        json={"title": f"Written while the model thinks {new_id()}"},
+        headers=world.manager.headers,
+    )
+    assert written.status_code == 200, written.text
+    assert not asked.done()  # the model has not answered yet: the write did not wait for it
+    llm.release.set()
+    answered = await asked
+    assert answered.status_code == 200, answered.text

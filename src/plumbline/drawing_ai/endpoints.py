@@ -2,7 +2,7 @@ from typing import Any
 
 from fastapi import Query
 
-from plumbline.db import DB
+from plumbline.db import DB, UoW
 from plumbline.drawing_ai.auth import CanReadSheetResults, CanRunDrawingAI
 from plumbline.drawing_ai.schemas import (
     ChatReplyRead,
@@ -32,25 +32,25 @@ UNREADABLE: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/sheet-summary", response_model=SheetSummaryRead, responses=UNREADABLE)
-async def sheet_summary(body: PageRequest, access: CanRunDrawingAI, db: DB) -> ORJSONResponse:
+async def sheet_summary(body: PageRequest, access: CanRunDrawingAI, uow: UoW) -> ORJSONResponse:
     """The page's title block (sheet number, title, discipline, scale, revision, date), notes,
     rooms, a short markdown summary and its labelled regions; computed once, then cached."""
-    return ORJSONResponse(await drawing_ai.summary(db, access, body.page_index))
+    return ORJSONResponse(await drawing_ai.summary(uow, access, body.page_index))
 
 
 @router.post("/chat", response_model=ChatReplyRead, responses=UNREADABLE)
-async def sheet_chat(body: ChatRequest, access: CanRunDrawingAI) -> ORJSONResponse:
+async def sheet_chat(body: ChatRequest, access: CanRunDrawingAI, uow: UoW) -> ORJSONResponse:
     """Answer the last user message from the page's own text, citing the passages used
     (40 per 10 minutes per user)."""
     messages = [{"role": m.role, "content": m.content} for m in body.messages]
-    return ORJSONResponse(await drawing_ai.chat(access, body.page_index, messages))
+    return ORJSONResponse(await drawing_ai.chat(uow, access, body.page_index, messages))
 
 
 @router.post("/takeoff-detect", response_model=TakeoffRead, responses=UNREADABLE)
-async def takeoff_detect(body: TakeoffRequest, access: CanRunDrawingAI, db: DB) -> ORJSONResponse:
+async def takeoff_detect(body: TakeoffRequest, access: CanRunDrawingAI, uow: UoW) -> ORJSONResponse:
     """Counts and boxes of door and window tags, rooms and fixtures, and wall lengths at the
     sheet's stated scale; every category is computed once, then cached."""
-    result = await drawing_ai.takeoff(db, access, body.page_index, list(body.categories))
+    result = await drawing_ai.takeoff(uow, access, body.page_index, list(body.categories))
     return ORJSONResponse(result)
 
 

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change
 from plumbline.authz.files import VersionAccess
+from plumbline.db import UnitOfWork
 from plumbline.drawing_ai import analysis, chat, llm, repository
 from plumbline.drawing_ai.errors import NotAPdf
 from plumbline.drawing_ai.extract import PageContent, read_page
@@ -56,7 +57,10 @@ async def stored_pdf(version: FileVersion) -> AsyncIterator[IO[bytes]]:
         await asyncio.to_thread(spool.close)
 
 
-async def load_page(version: FileVersion, page_index: int) -> PageContent:
+async def load_page(uow: UnitOfWork, version: FileVersion, page_index: int) -> PageContent:
+    """The page, read (and then worded by the LLM) with no transaction open: the access
+    check's reads are committed first (``UnitOfWork.commit_reads``)."""
+    await uow.commit_reads()
     async with stored_pdf(version) as stream:
         return await asyncio.to_thread(read_page, stream, page_index)
 
@@ -107,12 +111,13 @@ class DrawingAI:
         return result
 
     async def summary(
-        self, db: AsyncSession, access: VersionAccess, page_index: int
+        self, uow: UnitOfWork, access: VersionAccess, page_index: int
     ) -> dict[str, Any]:
+        db = uow.session
         cached = await self._cached(db, access, page_index, SUMMARY)
         if cached is not None:
             return cached
-        page = await load_page(access.version, page_index)
+        page = await load_page(uow, access.version, page_index)
         result = analysis.summary(page)
         written = await llm.summary_markdown(result, sheet_text(page))
         if written:
@@ -120,20 +125,25 @@ class DrawingAI:
         return await self._store(db, access, page_index, SUMMARY, result)
 
     async def takeoff(
-        self, db: AsyncSession, access: VersionAccess, page_index: int, categories: list[str]
+        self, uow: UnitOfWork, access: VersionAccess, page_index: int, categories: list[str]
     ) -> dict[str, Any]:
         """Every category is computed and cached at once; the answer holds those asked for."""
+        db = uow.session
         result = await self._cached(db, access, page_index, TAKEOFF)
         if result is None:
-            page = await load_page(access.version, page_index)
+            page = await load_page(uow, access.version, page_index)
             result = await self._store(db, access, page_index, TAKEOFF, analysis.takeoff(page))
         return analysis.select(result, categories)
 
     async def chat(
-        self, access: VersionAccess, page_index: int, messages: list[dict[str, str]]
+        self,
+        uow: UnitOfWork,
+        access: VersionAccess,
+        page_index: int,
+        messages: list[dict[str, str]],
     ) -> dict[str, Any]:
         await ratelimit.hit(f"drawing-ai-chat:{access.user_id}", CHAT_LIMIT, CHAT_WINDOW_SECONDS)
-        page = await load_page(access.version, page_index)
+        page = await load_page(uow, access.version, page_index)
         local = chat.answer(page, messages)
         written = await llm.chat_reply(messages, local["citations"], local["answered"])
         return {"reply": written or local["reply"], "citations": local["citations"]}
