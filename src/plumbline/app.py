@@ -15,6 +15,7 @@ from plumbline.api import ROUTERS
 from plumbline.config import settings
 from plumbline.db import database
 from plumbline.digest.scheduler import scheduler
+from plumbline.drawing_ai import sandbox
 from plumbline.errors import install_error_handlers
 from plumbline.home.endpoints import ASSETS, assets
 from plumbline.kit import pubsub
@@ -57,6 +58,7 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     if daily is not None:
         await daily
     await pubsub.broker().close()
+    await asyncio.to_thread(sandbox.shutdown)
     await database.dispose()
 
 

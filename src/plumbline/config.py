@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_model: str = "gpt-4o-mini"
     llm_timeout_seconds: float = Field(20.0, gt=0, le=600)
+    # Each page is read in a worker process within these limits (drawing_ai/sandbox.py).
+    drawing_ai_workers: int = Field(2, ge=1, le=64)
+    drawing_ai_memory_mb: int = Field(1024, ge=256, le=65536)
+    drawing_ai_seconds: float = Field(60.0, gt=0, le=600)
 
     @model_validator(mode="after")
     def _refuse_dev_secret_on_https(self) -> Settings:

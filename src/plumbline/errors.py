@@ -33,12 +33,24 @@ class AppError(Exception):
         self.extra = extra
         super().__init__(self.message)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled whole (its attributes, whatever its ``__init__`` takes): a refusal made in
+        a worker process is raised in the request's (``drawing_ai.sandbox``)."""
+        return (_rebuild, (type(self), self.__dict__))
+
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"error": self.message, "code": self.code}
         if self.details:
             body["details"] = self.details
         body.update(self.extra)
         return body
+
+
+def _rebuild(kind: type[AppError], state: dict[str, Any]) -> AppError:
+    error = kind.__new__(kind)
+    error.__dict__.update(state)
+    error.args = (error.message,)
+    return error
 
 
 class BadRequest(AppError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+import zlib
 from typing import Any
 
 import httpx
@@ -115,3 +116,32 @@ async def count_results(version_id: str) -> int:
                 )
             ).scalar_one()
         )
+
+
+def bomb_pdf(inflated: int) -> bytes:
+    """One page whose content stream is ``inflated`` bytes of blanks and then a line, deflated
+    to about a thousandth of that: a decompression bomb (built a chunk at a time)."""
+    deflate = zlib.compressobj(9)
+    blanks = b" " * (1 << 20)
+    parts = [deflate.compress(blanks) for _ in range(inflated >> 20)]
+    content = b"".join(parts) + deflate.compress(b"\n0 0 m 500 500 l S\n") + deflate.flush()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1190 842] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content)
+        + content
+        + b"\nendstream",
+    ]
+    out = io.BytesIO(b"%PDF-1.7\n")
+    out.seek(0, io.SEEK_END)
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.writelines(b"%010d 00000 n \n" % offset for offset in offsets)
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1))
+    out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
+    return out.getvalue()

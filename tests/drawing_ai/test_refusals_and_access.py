@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import io
+import multiprocessing
+import os
+import resource
+import signal
 import tracemalloc
 
 from plumbline.config import settings
 from plumbline.demo.sheets import imperial_sheet, sheet_pdf
+from plumbline.drawing_ai.extract import read_page
 from tests.drawing_ai.helpers import (
     ai,
     big_set,
+    bomb_pdf,
     count_results,
     damaged_pdf,
     encrypted_pdf,
@@ -112,25 +118,32 @@ async def test_bad_bodies_are_400_naming_the_field(client, world):
         assert field in [d["field"] for d in response.json()["details"]], response.json()
 
 
-async def test_page_150_of_a_200_page_set_without_reading_the_other_pages(client, world):
+async def test_page_150_of_a_200_page_set_without_reading_the_other_pages(client, world, tmp_path):
     """The other 199 pages are incompressible scans: the file is over 10 MB while reading
-    page 150 allocates a small fraction of that (tracemalloc's peak, not a timing)."""
+    page 150 allocates a small fraction of that (tracemalloc's peak, not a timing; measured
+    here in-process, as the sandbox's worker reads it)."""
     data = big_set(200, 150, imperial_sheet())
     assert len(data) > 10_000_000
+    stored = tmp_path / "set.pdf"
+    stored.write_bytes(data)
+    with stored.open("rb") as stream:
+        read_page(stream, 3)  # the PDF library imported before measuring
+        tracemalloc.start()
+        try:
+            page = read_page(stream, 150)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert page.page_index == 150 and page.phrases
+    assert peak < len(data) / 5, (peak, len(data))
     version_id = await upload_sheet(
         client, world.member.headers, world.project.id, data, name="set.pdf"
     )
-    tracemalloc.start()
-    try:
-        response = await summary(client, world.member.headers, version_id, page_index=150)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    response = await summary(client, world.member.headers, version_id, page_index=150)
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["sheetNumber"] == "S2.01" and body["scale"] == '1/4" = 1\'-0"'
     assert "Page 151 of 200" in body["summaryMarkdown"]
-    assert peak < len(data) / 5, (peak, len(data))
     scan = await summary(client, world.member.headers, version_id, page_index=3)
     assert scan.status_code == 200  # a scan page with a caption: text, no title block
     assert scan.json()["sheetNumber"] is None
@@ -197,3 +210,53 @@ async def test_the_team_plan_is_402_and_pro_may_use_it(client, monkeypatch):
         response = await summary(client, world.member.headers, version_id)
         assert response.status_code == status, response.text
     assert response.json()["sheetNumber"] == "S2.01"
+
+
+async def test_a_decompression_bomb_is_refused_outside_the_server_process(
+    client, world, monkeypatch
+):
+    """A 1 MB upload whose page inflates to 768 MB: the worker reading it stops at its memory
+    ceiling (400, nothing stored) and the server's own memory never holds the inflated page."""
+    monkeypatch.setattr(settings, "drawing_ai_memory_mb", 512)
+    bomb = bomb_pdf(768 << 20)
+    version_id = await upload_sheet(
+        client, world.member.headers, world.project.id, bomb, name="bomb.pdf"
+    )
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    for route in ("sheet-summary", "takeoff-detect"):
+        response = await client.post(
+            ai(version_id, route), json={"pageIndex": 0}, headers=world.member.headers
+        )
+        assert response.status_code == 400, response.text
+        assert response.json()["code"] == "PAGE_TOO_COMPLEX"
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024
+    assert await count_results(version_id) == 0
+    sheet = await upload_sheet(client, world.member.headers, world.project.id)
+    assert (await summary(client, world.member.headers, sheet)).status_code == 200
+
+
+async def test_a_page_read_past_the_deadline_is_refused(client, world, monkeypatch):
+    """Hundreds of megabytes of content take the reader seconds; the deadline is a twentieth of
+    a second, so the worker gives the page up."""
+    monkeypatch.setattr(settings, "drawing_ai_seconds", 0.05)
+    version_id = await upload_sheet(
+        client, world.member.headers, world.project.id, bomb_pdf(256 << 20), name="slow.pdf"
+    )
+    response = await summary(client, world.member.headers, version_id)
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "PAGE_TOO_COMPLEX"
+    assert await count_results(version_id) == 0
+
+
+async def test_a_killed_worker_is_replaced(client, world):
+    first = await upload_sheet(client, world.member.headers, world.project.id)
+    assert (await summary(client, world.member.headers, first)).status_code == 200
+    workers = [p for p in multiprocessing.active_children() if p.name.startswith("SpawnProcess")]
+    assert workers
+    for worker in workers:
+        os.kill(worker.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        worker.join()
+    second = await upload_sheet(client, world.member.headers, world.project.id)
+    response = await summary(client, world.member.headers, second)
+    assert response.status_code == 200, response.text
+    assert response.json()["sheetNumber"] == "A-101"

@@ -26,7 +26,7 @@ UNREADABLE: dict[int | str, dict[str, Any]] = {
         "model": ErrorBody,
         "description": "VALIDATION_FAILED (pageIndex out of range included), or the PDF cannot "
         "be read: PDF_ENCRYPTED, PDF_UNREADABLE (damaged), PAGE_HAS_NO_TEXT (a scanned or "
-        "raster-only page)",
+        "raster-only page), PAGE_TOO_COMPLEX (past the reader's memory or time limit)",
     },
 }
 

@@ -27,6 +27,14 @@ class PageHasNoContent(BadRequest):
     )
 
 
+class PageTooComplex(BadRequest):
+    code = "PAGE_TOO_COMPLEX"
+    message = (
+        "This page needs more memory or time to read than the drawing AI allows (its content "
+        "inflates beyond the limit); it was not read"
+    )
+
+
 class PageOutOfRange(ValidationFailed):
     def __init__(self, page_index: int, page_count: int) -> None:
         message = (

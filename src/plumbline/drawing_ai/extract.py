@@ -114,7 +114,7 @@ def read_page(stream: IO[bytes], page_index: int) -> PageContent:
     try:
         pdf = PDF(stream, stream_is_external=True)  # type: ignore[arg-type]
     except PdfminerException as exc:
-        cause = exc.args[0] if exc.args else exc
+        cause = _cause(exc)
         if isinstance(cause, PDFPasswordIncorrect | PDFEncryptionError):
             raise PdfEncrypted() from None
         log.info("drawing-ai: unreadable PDF: %r", cause)
@@ -132,6 +132,7 @@ def read_page(stream: IO[bytes], page_index: int) -> PageContent:
     except (PageOutOfRange, PdfEncrypted):
         raise
     except Exception as exc:  # pdfminer raises many kinds on a damaged file
+        _cause(exc)
         log.info("drawing-ai: unreadable page: %r", exc)
         raise PdfUnreadable() from None
     finally:
@@ -139,6 +140,17 @@ def read_page(stream: IO[bytes], page_index: int) -> PageContent:
     if not content.phrases and not content.has_vectors:
         raise PageHasNoContent()
     return content
+
+
+def _cause(exc: Exception) -> BaseException:
+    """What pdfplumber's wrapper holds; a ``MemoryError`` (the reader's ceiling, see
+    ``drawing_ai.sandbox``) is raised again, never taken for a damaged file."""
+    from pdfplumber.utils.exceptions import PdfminerException
+
+    cause = exc.args[0] if isinstance(exc, PdfminerException) and exc.args else exc
+    if isinstance(cause, MemoryError):
+        raise MemoryError from None
+    return cause
 
 
 def _page_count(pdf: PDF) -> int:

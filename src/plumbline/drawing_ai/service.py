@@ -15,9 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change
 from plumbline.authz.files import VersionAccess
 from plumbline.db import UnitOfWork
-from plumbline.drawing_ai import analysis, chat, llm, repository
+from plumbline.drawing_ai import analysis, chat, llm, repository, sandbox
 from plumbline.drawing_ai.errors import NotAPdf
-from plumbline.drawing_ai.extract import PageContent, read_page
+from plumbline.drawing_ai.extract import PageContent
 from plumbline.errors import NotFound
 from plumbline.kit import clock, ratelimit
 from plumbline.kit.storage import get_storage
@@ -26,15 +26,15 @@ from plumbline.models import FileVersion
 
 CHAT_LIMIT = 40
 CHAT_WINDOW_SECONDS = 600
-SPOOL_IN_MEMORY = 8 * 1024 * 1024  # a remote object larger than this spools to disk
 SUMMARY, TAKEOFF = "summary", "takeoff"
 ENTITY = "file_version"
 
 
 @contextlib.asynccontextmanager
-async def stored_pdf(version: FileVersion) -> AsyncIterator[IO[bytes]]:
-    """The version's bytes as a seekable stream: the local file itself, or an object-store
-    download spooled to a temporary file in 1 MiB chunks (never held whole in memory)."""
+async def stored_pdf(version: FileVersion) -> AsyncIterator[str]:
+    """The path of a file holding the version's bytes, for the reading worker to open: the
+    local object itself, or an object-store download written to a temporary file in 1 MiB
+    chunks (never held whole in memory)."""
     storage = get_storage()
     size = await storage.head(version.storage_key)
     if size is None:
@@ -42,27 +42,24 @@ async def stored_pdf(version: FileVersion) -> AsyncIterator[IO[bytes]]:
     if size == 0:
         raise NotAPdf()
     if isinstance(storage, LocalStorage):
-        local: IO[bytes] = await asyncio.to_thread(storage.path(version.storage_key).open, "rb")
-        try:
-            yield local
-        finally:
-            await asyncio.to_thread(local.close)
+        yield str(storage.path(version.storage_key))
         return
-    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+    spool: IO[bytes] = tempfile.NamedTemporaryFile(suffix=".pdf")  # noqa: SIM115
     try:
         async for chunk in storage.open_range(version.storage_key, 0, size - 1):
             await asyncio.to_thread(spool.write, chunk)
-        yield spool
+        await asyncio.to_thread(spool.flush)
+        yield spool.name
     finally:
         await asyncio.to_thread(spool.close)
 
 
 async def load_page(uow: UnitOfWork, version: FileVersion, page_index: int) -> PageContent:
-    """The page, read (and then worded by the LLM) with no transaction open: the access
-    check's reads are committed first (``UnitOfWork.commit_reads``)."""
+    """The page, read in a worker process (``sandbox``) and then worded by the LLM with no
+    transaction open: the access check's reads are committed first (``commit_reads``)."""
     await uow.commit_reads()
-    async with stored_pdf(version) as stream:
-        return await asyncio.to_thread(read_page, stream, page_index)
+    async with stored_pdf(version) as path:
+        return await sandbox.read(path, page_index)
 
 
 def sheet_text(page: PageContent) -> str:

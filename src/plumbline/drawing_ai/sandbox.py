@@ -1,0 +1,107 @@
+"""Pages are read in worker processes, each read with a memory ceiling and a deadline.
+
+A PDF is the uploader's to craft: a 2 MB content stream can inflate to gigabytes (a
+decompression bomb) or hold millions of operators. Read in the server's own process, such a
+page would take its memory, or all of it. Here it costs one read: past
+``PLUMBLINE_DRAWING_AI_MEMORY_MB`` of address space or ``PLUMBLINE_DRAWING_AI_SECONDS`` the
+worker gives up on the page (400 ``PAGE_TOO_COMPLEX``) and reads the next one. A worker that
+dies all the same (killed from outside) is replaced, and the reads it held are tried once more
+on the new ones.
+
+The workers are started (``spawn``) on first use and stay warm: a sheet reads in tens of
+milliseconds, the PDF library takes ten times that to import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import resource
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from plumbline.config import settings
+from plumbline.drawing_ai.errors import PageTooComplex
+from plumbline.drawing_ai.extract import PageContent, read_page
+from plumbline.errors import AppError
+
+MiB = 1024 * 1024
+WORKER_READS = 200  # reads before a worker is replaced by a fresh process
+
+_pool: ProcessPoolExecutor | None = None
+
+
+class _OverTime(BaseException):
+    """Raised by the read's timer; a BaseException, so that no ``except Exception`` of the PDF
+    library (nor of ``extract``) takes it for a damaged file."""
+
+
+def _over_time(*_: Any) -> None:
+    raise _OverTime()
+
+
+def _read(path: str, page_index: int, memory: int, seconds: float) -> PageContent | AppError:
+    """In the worker: one page under this read's limits; a refusal is returned, not raised."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (memory, hard))
+    signal.signal(signal.SIGALRM, _over_time)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        with open(path, "rb") as stream:
+            return read_page(stream, page_index)
+    except AppError as refusal:
+        return refusal
+    except (MemoryError, _OverTime):
+        return PageTooComplex()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
+def _workers() -> ProcessPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ProcessPoolExecutor(
+            max_workers=settings.drawing_ai_workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            max_tasks_per_child=WORKER_READS,
+        )
+    return _pool
+
+
+def _replace(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    if _pool is broken:
+        _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+async def read(path: str, page_index: int) -> PageContent:
+    """Page ``page_index`` of the PDF at ``path`` (a file the worker can open); the domain's
+    refusals are raised here as in ``extract.read_page``."""
+    memory = settings.drawing_ai_memory_mb * MiB
+    seconds = settings.drawing_ai_seconds
+    loop = asyncio.get_running_loop()
+    for attempt in (1, 2):
+        pool = _workers()
+        try:
+            result = await loop.run_in_executor(pool, _read, path, page_index, memory, seconds)
+        except BrokenProcessPool:
+            _replace(pool)
+            if attempt == 2:
+                raise PageTooComplex() from None
+            continue
+        if isinstance(result, AppError):
+            raise result
+        return result
+    raise AssertionError("unreachable")
+
+
+def shutdown() -> None:
+    """Stops the workers (the server's shutdown)."""
+    global _pool
+    if _pool is not None:
+        _pool.shutdown(wait=True, cancel_futures=True)
+        _pool = None
