@@ -44,20 +44,23 @@ def _over_time(*_: Any) -> None:
 
 def _read(path: str, page_index: int, memory: int, seconds: float) -> PageContent | AppError:
     """In the worker: one page under this read's limits; a refusal is returned, not raised."""
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (memory, hard))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    ceiling = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
     signal.signal(signal.SIGALRM, _over_time)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        with open(path, "rb") as stream:
-            return read_page(stream, page_index)
+        try:
+            with open(path, "rb") as stream:
+                return read_page(stream, page_index)
+        finally:  # a timer firing here, as the read ends, is still caught below
+            signal.setitimer(signal.ITIMER_REAL, 0)
     except AppError as refusal:
         return refusal
     except (MemoryError, _OverTime):
         return PageTooComplex()
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def _workers() -> ProcessPoolExecutor:
