@@ -10,6 +10,7 @@ for name in (
     "instructions",
     "files_transfer",
     "sse_fanout",
+    "drawing_ai_sandbox",
 ):
     try:
         module = importlib.import_module(f"benchmarks.{name}")

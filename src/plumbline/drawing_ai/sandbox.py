@@ -9,7 +9,9 @@ dies all the same (killed from outside) is replaced, and the reads it held are t
 on the new ones.
 
 The workers are started (``spawn``) on first use and stay warm: a sheet reads in tens of
-milliseconds, the PDF library takes ten times that to import.
+milliseconds, the PDF library takes ten times that to import. ``spawn`` imports the main module
+in each worker, so a script that reads pages runs its work under ``if __name__ == "__main__"``
+(console scripts and ``python -m`` modules do already).
 """
 
 from __future__ import annotations
