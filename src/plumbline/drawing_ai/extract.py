@@ -132,7 +132,7 @@ def read_page(stream: IO[bytes], page_index: int) -> PageContent:
     except (PageOutOfRange, PdfEncrypted):
         raise
     except Exception as exc:  # pdfminer raises many kinds on a damaged file
-        _cause(exc)
+        _cause(exc)  # a MemoryError is raised again here
         log.info("drawing-ai: unreadable page: %r", exc)
         raise PdfUnreadable() from None
     finally:

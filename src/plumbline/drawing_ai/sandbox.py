@@ -76,32 +76,33 @@ def _workers() -> ProcessPoolExecutor:
     return _pool
 
 
-def _replace(broken: ProcessPoolExecutor) -> None:
+async def _in_worker(*args: Any) -> PageContent | AppError:
+    """``_read`` in a worker; a pool whose worker died is dropped (the next read makes one)."""
     global _pool
-    if _pool is broken:
-        _pool = None
-    broken.shutdown(wait=False, cancel_futures=True)
+    pool = _workers()
+    try:
+        return await asyncio.get_running_loop().run_in_executor(pool, _read, *args)
+    except BrokenProcessPool:
+        if _pool is pool:
+            _pool = None
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
 
 
 async def read(path: str, page_index: int) -> PageContent:
     """Page ``page_index`` of the PDF at ``path`` (a file the worker can open); the domain's
     refusals are raised here as in ``extract.read_page``."""
-    memory = settings.drawing_ai_memory_mb * MiB
-    seconds = settings.drawing_ai_seconds
-    loop = asyncio.get_running_loop()
-    for attempt in (1, 2):
-        pool = _workers()
+    args = (path, page_index, settings.drawing_ai_memory_mb * MiB, settings.drawing_ai_seconds)
+    try:
+        result = await _in_worker(*args)
+    except BrokenProcessPool:  # a worker killed from outside: once more, on fresh workers
         try:
-            result = await loop.run_in_executor(pool, _read, path, page_index, memory, seconds)
+            result = await _in_worker(*args)
         except BrokenProcessPool:
-            _replace(pool)
-            if attempt == 2:
-                raise PageTooComplex() from None
-            continue
-        if isinstance(result, AppError):
-            raise result
-        return result
-    raise AssertionError("unreachable")
+            raise PageTooComplex() from None
+    if isinstance(result, AppError):
+        raise result
+    return result
 
 
 def shutdown() -> None:

@@ -7,7 +7,6 @@ from typing import Annotated, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, model_validator
 
 from plumbline.kit.schema import (
-    NOT_BLANK,
     EmailAddress,
     Instant,
     Money,
@@ -25,9 +24,6 @@ ProposalStatus = Literal[
 ]
 DeclineReason = Literal["PRICE_TOO_HIGH", "TIMING", "SCOPE", "OTHER_COMPANY", "OTHER"]
 
-Name = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NOT_BLANK)
-]
 Short = Annotated[str, StringConstraints(max_length=200)]
 LongText = Annotated[str, StringConstraints(max_length=20000)]
 
@@ -38,7 +34,7 @@ class ItemIn(Schema):
     model_config = ConfigDict(json_schema_extra=one_of(("name", "rate"), ("materialId",)))
 
     id: str | None = Field(None, max_length=64)
-    name: Name | None = None
+    name: Title | None = None
     description: LongText | None = None
     quantity: Quantity
     unit: Short | None = None
