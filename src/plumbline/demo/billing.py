@@ -4,7 +4,7 @@ workspace buys the enterprise plan through the built-in checkout page, as a user
 from __future__ import annotations
 
 from plumbline.config import settings
-from plumbline.demo.seed import Api, DemoFailed
+from plumbline.demo.api import Api, DemoFailed
 
 
 async def subscribe(api: Api, workspace_id: str) -> None:

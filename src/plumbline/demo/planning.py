@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from plumbline.demo.seed import Api
+from plumbline.demo.api import Api
 from plumbline.kit import clock
 
 # id, name, start (days from today), duration (days), status, progress, parent, predecessors

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 import httpx
 from sqlalchemy import func, select
@@ -22,6 +21,9 @@ from plumbline.auth.session import COOKIE_NAME, SESSION_DAYS
 from plumbline.authz.permissions import SCOPES
 from plumbline.config import settings
 from plumbline.db import database
+from plumbline.demo.api import Api
+from plumbline.demo.billing import subscribe
+from plumbline.demo.records import populate
 from plumbline.kit import clock, crypto
 from plumbline.models import AuthSession, Project, User, Workspace
 
@@ -29,10 +31,6 @@ DEMO_EMAIL = "demo@plumbline.local"
 DEMO_PASSWORD = "Plumbline-Demo-2026!"  # noqa: S105 - the printed demo login
 WORKSPACE_NAME = "Demo Construction Co."
 PROJECT_NAME = "Harbor View Tower"
-
-
-class DemoFailed(RuntimeError):
-    """The app refused a demo request (the message names it)."""
 
 
 @dataclass(frozen=True)
@@ -47,44 +45,6 @@ class DemoProject:
 class DemoAccount:
     email: str
     password: str | None  # None once the user changed it
-
-
-class Api:
-    """The app over ASGI as the signed-in demo user; any answer >= 400 raises DemoFailed."""
-
-    def __init__(self, client: httpx.AsyncClient, user_id: str) -> None:
-        self.client, self.user_id = client, user_id
-
-    async def __call__(self, method: str, path: str, **kwargs: Any) -> Any:
-        answer = await self.client.request(method, path, **kwargs)
-        if answer.status_code >= 400:
-            raise DemoFailed(f"{method} {path}: {answer.status_code} {answer.text}")
-        return answer.json()
-
-    async def upload(self, project_id: str, name: str, data: bytes, **extra: Any) -> Any:
-        """Presign, PUT the bytes where the storage backend says, complete: as a client does."""
-        target = await self(
-            "POST",
-            "/api/v1/files/presign-upload",
-            json={"fileName": name, "contentType": "application/pdf", "sizeBytes": len(data)}
-            | {"projectId": project_id, **extra},
-        )
-        url = target["uploadUrl"]
-        # The local backend's upload URL is the app's own; S3's is the object store's.
-        if url.startswith(settings.public_url.rstrip("/") + "/"):
-            put = await self.client.request(
-                target["method"], url, content=data, headers=target["headers"]
-            )
-        else:
-            async with httpx.AsyncClient() as outside:
-                put = await outside.request(
-                    target["method"], url, content=data, headers=target["headers"]
-                )
-        if put.status_code >= 300:
-            raise DemoFailed(f"upload of {name}: {put.status_code} {put.text}")
-        return await self(
-            "POST", "/api/v1/files/complete-upload", json={"uploadId": target["uploadId"]}
-        )
 
 
 async def has_users() -> bool:
@@ -171,9 +131,6 @@ async def _mint_key(api: Api, project_id: str, name: str) -> str:
 
 async def seed() -> DemoProject:
     """A new demo workspace and project full of records, and an API key for it."""
-    from plumbline.demo.billing import subscribe
-    from plumbline.demo.records import populate
-
     user_id = await _ensure_user()
     async with signed_in(user_id) as api:
         workspace = await api("POST", "/api/v1/workspaces", json={"name": WORKSPACE_NAME})

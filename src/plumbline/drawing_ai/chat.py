@@ -13,7 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from plumbline.drawing_ai import analysis
+from plumbline.drawing_ai.analysis.labels import DOOR_TAG, FIXTURES, WINDOW_TAG, is_room
+from plumbline.drawing_ai.analysis.regions import box_of, norm, regions
+from plumbline.drawing_ai.analysis.takeoff import read_takeoff
+from plumbline.drawing_ai.analysis.title_block import discipline, read_title_block
 from plumbline.drawing_ai.extract import Box, PageContent
 
 TOP = 3
@@ -54,14 +57,14 @@ def tokens(text: str) -> list[str]:
 
 
 def passages(page: PageContent) -> list[Passage]:
-    reg = analysis.regions(page)
-    tb = analysis.read_title_block(page, reg.title_block)
+    reg = regions(page)
+    tb = read_title_block(page, reg.title_block)
     block = reg.title_block or Box(0, 0, page.width, page.height)
     found: list[Passage] = []
     facts = {
         "Sheet number": tb.number,
         "Sheet title": tb.title,
-        "Discipline": analysis.discipline(tb.number),
+        "Discipline": discipline(tb.number),
         "Scale": tb.scale,
         "Revision": tb.revision,
         "Date": tb.date,
@@ -75,21 +78,21 @@ def passages(page: PageContent) -> list[Passage]:
             continue
         text = phrase.text
         upper = text.upper()
-        if analysis.DOOR_TAG.match(upper):
+        if DOOR_TAG.match(upper):
             text = f"Door tag {text}"
-        elif analysis.WINDOW_TAG.match(upper):
+        elif WINDOW_TAG.match(upper):
             text = f"Window tag {text}"
-        elif analysis.FIXTURES.get(upper):
+        elif FIXTURES.get(upper):
             text = f"Fixture {text}"
-        elif analysis.is_room(text) and not reg.in_annotation(phrase.cx, phrase.cy, 1.0):
+        elif is_room(text) and not reg.in_annotation(phrase.cx, phrase.cy, 1.0):
             text = f"Room {text}"
-        found.append(Passage(text, analysis.box_of(phrase)))
+        found.append(Passage(text, box_of(phrase)))
     return found
 
 
 def _takeoff_facts(page: PageContent) -> list[Passage]:
     """One passage per takeoff category: "Doors: 3 door tags (D01, D02, D03)"."""
-    result = analysis.takeoff(page)
+    result = read_takeoff(page)
     whole = Box(0, 0, page.width, page.height)
     found = []
     for category, noun in (
@@ -134,9 +137,7 @@ def answer(page: PageContent, messages: list[dict[str, str]]) -> dict[str, Any]:
         return not_found(question)
     best = float(scores[ranked[0]])
     chosen = [i for i in ranked[:TOP] if float(scores[i]) >= best * 0.5]
-    citations = [
-        {"text": corpus[i].text, "bbox": analysis.norm(page, corpus[i].box)} for i in chosen
-    ]
+    citations = [{"text": corpus[i].text, "bbox": norm(page, corpus[i].box)} for i in chosen]
     lines = [f"- {c['text']}" for c in citations]
     reply = "From this sheet:\n" + "\n".join(lines)
     return {"reply": reply, "citations": citations, "answered": True}

@@ -15,7 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change
 from plumbline.authz.files import VersionAccess
 from plumbline.db import UnitOfWork
-from plumbline.drawing_ai import analysis, chat, llm, repository, sandbox
+from plumbline.drawing_ai import chat, llm, repository, sandbox
+from plumbline.drawing_ai.analysis.summary import read_summary
+from plumbline.drawing_ai.analysis.takeoff import read_takeoff, select
 from plumbline.drawing_ai.errors import NotAPdf
 from plumbline.drawing_ai.extract import PageContent
 from plumbline.errors import NotFound
@@ -115,7 +117,7 @@ class DrawingAI:
         if cached is not None:
             return cached
         page = await load_page(uow, access.version, page_index)
-        result = analysis.summary(page)
+        result = read_summary(page)
         written = await llm.summary_markdown(result, sheet_text(page))
         if written:
             result["summaryMarkdown"] = written
@@ -129,8 +131,8 @@ class DrawingAI:
         result = await self._cached(db, access, page_index, TAKEOFF)
         if result is None:
             page = await load_page(uow, access.version, page_index)
-            result = await self._store(db, access, page_index, TAKEOFF, analysis.takeoff(page))
-        return analysis.select(result, categories)
+            result = await self._store(db, access, page_index, TAKEOFF, read_takeoff(page))
+        return select(result, categories)
 
     async def chat(
         self,
