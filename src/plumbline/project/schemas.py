@@ -121,6 +121,7 @@ class ClientVisibilityRead(Schema):
     show_punch: bool
     show_field_reports: bool
     show_drawings: bool
+    show_schedule: bool
 
 
 class ProjectSessionRead(Schema):
