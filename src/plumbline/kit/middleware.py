@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plumbline.config import settings
 from plumbline.errors import BadRequest, Internal, PayloadTooLarge, error_response
+from plumbline.kit.client_address import forwarded_scheme, scope_client_ip
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var, request_id_var
 
@@ -93,8 +94,12 @@ class RequestContextMiddleware:
             await error_response(refused)(scope, receive, send_with_id)
             return
         request_id_var.set(request_id)
-        client = scope.get("client")
-        client_ip_var.set(client[0] if client else None)
+        client_ip_var.set(scope_client_ip(scope))
+        # uvicorn's proxy handling is off (kit/client_address.py): a trusted proxy's scheme
+        # is applied here, so the URLs the app writes (Link headers) keep https.
+        scheme = forwarded_scheme(scope)
+        if scheme is not None:
+            scope["scheme"] = scheme
         scope.setdefault("state", {})["request_id"] = request_id
         try:
             await self.app(scope, receive, send_with_id)
