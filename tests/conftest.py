@@ -40,6 +40,7 @@ for name in (
     "PLUMBLINE_REDIS_URL",
     "PLUMBLINE_BILLING",
     "PLUMBLINE_TRUSTED_ORIGINS",
+    "PLUMBLINE_TRUSTED_PROXIES",
 ):
     os.environ.pop(name, None)
 

@@ -30,7 +30,9 @@ class LiveServer:
     """``with LiveServer(env={...}) as server: httpx.get(server.url + "/api/v1/health")``.
 
     The process inherits the test environment (database, storage, secrets) plus ``env``; its
-    stderr (the JSON log lines) goes to ``log`` when given, at uvicorn's ``log_level``."""
+    stderr (the JSON log lines) goes to ``log`` when given, at uvicorn's ``log_level``. It is
+    uvicorn started as `plumbline serve` starts it (no proxy headers); with ``serve=True``, it
+    is `plumbline serve` itself, for tests of how the server is really launched."""
 
     def __init__(
         self,
@@ -39,22 +41,34 @@ class LiveServer:
         *,
         log: Path | None = None,
         log_level: str = "warning",
+        serve: bool = False,
     ) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {})}
         self.log, self.log_level = log, log_level
+        self.serve = serve
         self.process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> LiveServer:
-        self.process = subprocess.Popen(
+        command = (
             [
+                sys.executable, "-m", "plumbline.cli", "serve",
+                "--host", "127.0.0.1", "--port", str(self.port),
+            ]
+            if self.serve
+            else [
                 sys.executable, "-m", "uvicorn", "plumbline.app:create_app", "--factory",
                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", self.log_level,
-            ],
-            env=self.env,
-            stderr=self.log.open("ab") if self.log else None,
+                "--no-proxy-headers",
+            ]
         )  # fmt: skip
+        env = (
+            {**self.env, "PLUMBLINE_LOG_LEVEL": self.log_level.upper()} if self.serve else self.env
+        )
+        self.process = subprocess.Popen(
+            command, env=env, stderr=self.log.open("ab") if self.log else None
+        )
         deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -46,6 +46,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
         # needs more than uvicorn's 5 s, or the workers restart forever.
         timeout_worker_healthcheck=60,
         access_log=False,  # the app writes its own access lines, with the request id
+        # uvicorn would otherwise take X-Forwarded-For from any local peer as the client; the
+        # app believes only PLUMBLINE_TRUSTED_PROXIES (kit/client_address.py).
+        proxy_headers=False,
         log_config=server_log_config(settings.log_level),
     )
     sock = config.bind_socket()

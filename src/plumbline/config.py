@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEV_SECRET = "plumbline-development-secret-do-not-use"  # noqa: S105 - the refused default
 
 
+ProxyNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
 def _var_dir() -> Path:
     return Path("./var")
+
+
+@lru_cache(maxsize=8)
+def proxy_networks(text: str) -> tuple[ProxyNetwork, ...]:
+    """``PLUMBLINE_TRUSTED_PROXIES``: comma-separated addresses and CIDR networks (an address
+    is a network of one); ValueError names an entry that is neither."""
+    networks = []
+    for entry in (e.strip() for e in text.split(",")):
+        if not entry:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ValueError(f"not an IP address or network: {entry!r}") from None
+    return tuple(networks)
 
 
 class Settings(BaseSettings):
@@ -29,6 +48,9 @@ class Settings(BaseSettings):
     public_url: str = "http://127.0.0.1:8000"
     secret_key: SecretStr | None = None
     trusted_origins: str = ""
+    # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (kit/client_address.py);
+    # empty: none, every connection's peer is its client.
+    trusted_proxies: str = ""
 
     storage: Literal["local", "s3"] = "local"
     storage_dir: Path = Path("./var/objects")
@@ -90,6 +112,12 @@ class Settings(BaseSettings):
     drawing_ai_memory_mb: int = Field(1024, ge=256, le=65536)
     drawing_ai_seconds: float = Field(60.0, gt=0, le=600)
 
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        proxy_networks(value)
+        return value
+
     @model_validator(mode="after")
     def _refuse_dev_secret_on_https(self) -> Settings:
         if self.public_url.startswith("https://") and (
@@ -112,6 +140,10 @@ class Settings(BaseSettings):
             path.write_text(secrets.token_urlsafe(48))
             path.chmod(0o600)
         return path.read_text().strip().encode()
+
+    @property
+    def proxy_networks(self) -> tuple[ProxyNetwork, ...]:
+        return proxy_networks(self.trusted_proxies)
 
     @property
     def origins(self) -> list[str]:

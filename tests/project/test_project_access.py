@@ -33,6 +33,7 @@ NO_VISIBILITY = {
     "showPunch": False,
     "showFieldReports": False,
     "showDrawings": False,
+    "showSchedule": False,
 }
 
 

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.config import settings
 from plumbline.errors import Forbidden, Unauthorized
 from plumbline.kit import clock, crypto
+from plumbline.kit.client_address import client_ip
 from plumbline.models import AuthSession, User
 
 COOKIE_NAME = "auth.session_token"
@@ -54,7 +55,7 @@ async def create_session(
         token_hash=crypto.sha256_hex(token),
         expires_at=now + (timedelta(days=SESSION_DAYS) if remember else timedelta(days=1)),
         remember=remember,
-        ip_address=request.client.host if request.client else None,
+        ip_address=client_ip(request),
         user_agent=(request.headers.get("user-agent") or "")[:500] or None,
         created_at=now,
         updated_at=now,

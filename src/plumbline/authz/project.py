@@ -56,7 +56,14 @@ MODULE_LABELS = {
     "om": "Operations and maintenance",
     "occupantPortal": "Occupant portal",
 }
-CLIENT_VISIBILITY = ("showIssues", "showRfis", "showPunch", "showFieldReports", "showDrawings")
+CLIENT_VISIBILITY = (
+    "showIssues",
+    "showRfis",
+    "showPunch",
+    "showFieldReports",
+    "showDrawings",
+    "showSchedule",
+)
 
 
 def module_enabled(project: Project, module: str) -> bool:

@@ -100,8 +100,10 @@ async def swagger_ui() -> HTMLResponse:
 
 @docs_router.get(OAUTH2_REDIRECT)
 async def swagger_ui_oauth2_redirect() -> HTMLResponse:
-    """Swagger UI's OAuth2 redirect helper."""
-    return get_swagger_ui_oauth2_redirect_html()
+    """Swagger UI's OAuth2 redirect helper (an inline script: the docs' policy)."""
+    page = get_swagger_ui_oauth2_redirect_html()
+    page.headers["Content-Security-Policy"] = DOCS_POLICY
+    return page
 
 
 @docs_router.get(REDOC)

@@ -3,8 +3,10 @@
 from typing import Any
 
 # Spreadsheet programs run cells starting with these as formulas, also after leading blanks
-# and line breaks (which they skip), and treat a leading tab, CR or LF as a cell break.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+# and line breaks (which they skip), and treat a leading tab, CR or LF as a cell break. They
+# read the full-width forms (U+FF1D, U+FF0B, U+FF0D, U+FF20: what an East Asian input method
+# types) as = + - @.
+_FORMULA_START = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20", "\t", "\r", "\n")
 _SKIPPED = " \t\r\n"
 
 

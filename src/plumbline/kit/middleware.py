@@ -1,4 +1,5 @@
-"""Pure ASGI middleware: request id, access log, the 500 answer, body size limit."""
+"""Pure ASGI middleware: request id, access log, security headers, the 500 answer, body size
+limit."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from plumbline.config import settings
 from plumbline.errors import BadRequest, Internal, PayloadTooLarge, error_response
+from plumbline.kit.client_address import forwarded_scheme, scope_client_ip
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var, request_id_var
 
@@ -20,12 +24,47 @@ errors_log = logging.getLogger("plumbline")
 _VALID_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
+def html_policy(public_url: str) -> str:
+    """The Content-Security-Policy of the pages the service writes itself (the front door, the
+    proposal preview, the local billing pages): their inline styles and images of their own,
+    no script, nothing from another origin; their forms post to the page or to the public URL
+    (where the billing pages send the browser on). Pages that need more, the API docs, send
+    their own policy."""
+    parts = urlsplit(public_url)
+    return "; ".join(
+        (
+            "default-src 'none'",
+            "style-src 'unsafe-inline'",
+            "img-src 'self'",
+            f"form-action 'self' {parts.scheme}://{parts.netloc}",
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+        )
+    )
+
+
+def secure_headers(headers: list[tuple[bytes, bytes]], policy: bytes) -> None:
+    """``X-Content-Type-Options: nosniff`` on every answer, and ``policy`` as the
+    Content-Security-Policy of an HTML answer that brings none of its own."""
+    names = {name.lower() for name, _ in headers}
+    if b"x-content-type-options" not in names:
+        headers.append((b"x-content-type-options", b"nosniff"))
+    if b"content-security-policy" in names:
+        return
+    for name, value in headers:
+        if name.lower() == b"content-type" and value[:9].lower() == b"text/html":
+            headers.append((b"content-security-policy", policy))
+            return
+
+
 class RequestContextMiddleware:
-    """Echoes or assigns ``X-Request-Id``, answers 500 ``INTERNAL`` for any exception the app
-    let through, and writes one access log line per request."""
+    """Echoes or assigns ``X-Request-Id``, adds the security headers (``secure_headers``),
+    answers 500 ``INTERNAL`` for any exception the app let through, and writes one access log
+    line per request."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self.html_policy = html_policy(settings.public_url).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -46,6 +85,7 @@ class RequestContextMiddleware:
                 status = message["status"]
                 headers = list(message.get("headers", []))
                 headers.append((b"x-request-id", request_id.encode()))
+                secure_headers(headers, self.html_policy)
                 message["headers"] = headers
             await send(message)
 
@@ -54,8 +94,12 @@ class RequestContextMiddleware:
             await error_response(refused)(scope, receive, send_with_id)
             return
         request_id_var.set(request_id)
-        client = scope.get("client")
-        client_ip_var.set(client[0] if client else None)
+        client_ip_var.set(scope_client_ip(scope))
+        # uvicorn's proxy handling is off (kit/client_address.py): a trusted proxy's scheme
+        # is applied here, so the URLs the app writes (Link headers) keep https.
+        scheme = forwarded_scheme(scope)
+        if scheme is not None:
+            scope["scheme"] = scheme
         scope.setdefault("state", {})["request_id"] = request_id
         try:
             await self.app(scope, receive, send_with_id)

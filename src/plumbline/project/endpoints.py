@@ -75,7 +75,11 @@ async def update_settings(
 
 @router.get("/projects/{projectId}/team", response_model=list[TeamMemberRead])
 async def project_team(ctx: CanReadProject, db: DB, page: Page) -> ORJSONResponse:
-    """Everyone who can see the project."""
+    """Everyone who can see the project, with e-mails and roles.
+
+    An external collaborator (CLIENT, CONTRACTOR, SUBCONTRACTOR) sees only the internal members
+    who can see the project, by name and role, and themselves: no e-mail but their own
+    (`email` is null) and nothing of the other external collaborators."""
     rows, headers = await project_service.team(db, ctx, page)
     return ORJSONResponse(rows, headers=headers)
 

@@ -10,8 +10,10 @@ from sqlalchemy import (
     Row,
     and_,
     bindparam,
+    case,
     delete,
     func,
+    null,
     or_,
     select,
     type_coerce,
@@ -84,21 +86,35 @@ def _named_on(project_id: str) -> ColumnElement[bool]:
 
 
 async def list_team(
-    db: AsyncSession, *, workspace_id: str, project_id: str, page: PageParams
+    db: AsyncSession,
+    *,
+    workspace_id: str,
+    project_id: str,
+    page: PageParams,
+    external_viewer: str | None = None,
 ) -> Rows:
+    """Everyone who sees the project. For an external collaborator (``external_viewer``, their
+    user id): only the internal members who see it and themselves, and only their own e-mail
+    (the others' is NULL), so nothing more leaves the database."""
+    email: ColumnElement[Any] = User.email.expression
+    who = _team_filter(workspace_id)
+    if external_viewer is not None:
+        own = User.id == external_viewer
+        email = case((own, User.email), else_=null()).label("email")
+        who = and_(who, or_(Membership.is_external.is_(False), own))
     query: AnySelect = (
         select(
             Membership.id,
             User.id.label("user_id"),
             User.name,
-            User.email,
+            email,
             Membership.role,
             ProjectMember.project_role,
             Membership.is_external,
         )
         .join(User, User.id == Membership.user_id)
         .outerjoin(ProjectMember, _named_on(project_id))
-        .where(_team_filter(workspace_id))
+        .where(who)
     )
     conn = await db.connection()
     rows: Rows = (await conn.execute(page.apply(query, Membership.id))).all()

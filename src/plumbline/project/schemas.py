@@ -6,7 +6,7 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, StringConstraints, field_validator
+from pydantic import AfterValidator, Field, StringConstraints, field_validator
 
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES
 from plumbline.kit.schema import CalendarDay, Flag, Schema
@@ -121,6 +121,7 @@ class ClientVisibilityRead(Schema):
     show_punch: bool
     show_field_reports: bool
     show_drawings: bool
+    show_schedule: bool
 
 
 class ProjectSessionRead(Schema):
@@ -145,7 +146,9 @@ class ProjectSettingsRead(Schema):
 class TeamMemberRead(Schema):
     user_id: str
     name: str
-    email: str
+    email: str | None = Field(
+        description="Null for an external collaborator reading the team, except their own"
+    )
     role: str
     project_role: str | None
     is_external: bool

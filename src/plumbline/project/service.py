@@ -267,9 +267,16 @@ class ProjectService:
     async def team(
         self, db: AsyncSession, ctx: ProjectContext, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        """Everyone who can see the project, most recently joined first."""
+        """Everyone who can see the project, most recently joined first. An external
+        collaborator sees the internal members who can see it and themselves, no e-mail but
+        their own: clients and contractors learn who runs the project, not how to reach each
+        member or who the other externals are (``/workspaces/{w}/members`` refuses them)."""
         rows = await repository.list_team(
-            db, workspace_id=ctx.project.workspace_id, project_id=ctx.project.id, page=page
+            db,
+            workspace_id=ctx.project.workspace_id,
+            project_id=ctx.project.id,
+            page=page,
+            external_viewer=ctx.user_id if ctx.is_external else None,
         )
         rows, headers = page.finish(rows)
         return [

@@ -6,6 +6,7 @@ from fastapi import Request
 
 from plumbline.errors import ValidationFailed
 from plumbline.kit import ratelimit
+from plumbline.kit.client_address import client_ip
 from plumbline.public.chat import faq
 from plumbline.public.schemas import ChatRequest
 
@@ -13,14 +14,10 @@ CHAT_LIMIT = 24
 CHAT_WINDOW = 15 * 60
 
 
-def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
 async def marketing_reply(request: Request, body: ChatRequest) -> tuple[str, dict[str, str]]:
     """The reply and the rate-limit headers (429 with Retry-After when over the limit)."""
     verdict = await ratelimit.hit(
-        f"marketing-chat:ip:{_client_ip(request)}", CHAT_LIMIT, CHAT_WINDOW
+        f"marketing-chat:ip:{client_ip(request) or 'unknown'}", CHAT_LIMIT, CHAT_WINDOW
     )
     last = body.messages[-1]
     if last.role != "user":

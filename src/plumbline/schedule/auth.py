@@ -6,8 +6,9 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
 
-# Everyone who sees the project reads its schedule (externals included: it is the timeline
-# they work to); MANAGER and above, and keys with schedule:write, replace it.
+# Everyone who sees the project reads its schedule (contractors included: it is the timeline
+# they work to), except CLIENTs of a project that does not share it (``showSchedule``, checked
+# by the service); MANAGER and above, and keys with schedule:write, replace it.
 CanReadSchedule = Annotated[
     ProjectContext,
     Depends(

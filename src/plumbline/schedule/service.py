@@ -14,7 +14,9 @@ from plumbline.kit.export import csv_cell
 from plumbline.records import repository as records_repo
 from plumbline.records.export import csv_bytes
 from plumbline.records.fields import iso
+from plumbline.records.visibility import Visibility
 from plumbline.schedule import repository as repo
+from plumbline.schedule.errors import ScheduleHiddenFromClients
 from plumbline.schedule.schemas import ScheduleIn, TaskIn
 from plumbline.schedule.validation import check, check_assignees
 
@@ -81,8 +83,15 @@ def _dependencies_text(dependencies: list[dict[str, Any]]) -> str:
     )
 
 
+def _readable(ctx: ProjectContext) -> None:
+    """403 for a CLIENT of a project that does not share its schedule (``showSchedule``);
+    contractors and subcontractors read it whatever the flag: it is the timeline they work to."""
+    Visibility.of(ctx, "showSchedule").collection(ScheduleHiddenFromClients)
+
+
 class ScheduleService:
     async def get(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        _readable(ctx)
         rows = await repo.read(db, ctx.project.id)
         if not rows:
             return {"tasks": [], "version": 0, "updatedAt": None}
@@ -115,6 +124,7 @@ class ScheduleService:
 
     async def export_csv(self, db: AsyncSession, ctx: ProjectContext) -> bytes:
         """Read in one statement (a schedule is replaced whole: batches could mix two)."""
+        _readable(ctx)
         rows = [row for row in await repo.read(db, ctx.project.id) if row.id is not None]
         lines = [
             (
