@@ -1,4 +1,4 @@
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Query
 from fastapi.responses import RedirectResponse
@@ -17,12 +17,13 @@ from plumbline.cloud.service import cloud as cloud_service
 from plumbline.db import DB, UoW
 from plumbline.file.schemas import UploadResult
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody, Ok
+from plumbline.kit.schema import Ok
+from plumbline.openapi import Responses, errors
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/cloud", tags=["cloud"])
 
-_DESCRIPTIONS = {
+DESCRIPTIONS = {
     402: "Plan required or storage quota exceeded",
     404: "Not connected, or the item or project was not found",
     409: "RECONNECT_REQUIRED: the provider refused the stored tokens, or a conflict",
@@ -34,11 +35,7 @@ _DESCRIPTIONS = {
 NEXT_CURSOR = "X-Next-Cursor"
 
 
-def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in codes}
-
-
-REDIRECT: dict[int | str, dict[str, Any]] = {
+REDIRECT: Responses = {
     302: {"description": "Redirect", "headers": {"Location": {"schema": {"type": "string"}}}}
 }
 ReturnTo = Annotated[str, Query(alias="returnTo", max_length=2000)]
@@ -47,7 +44,9 @@ State = Annotated[str, Query(min_length=1, max_length=2000)]
 ProviderError = Annotated[str | None, Query(alias="error", max_length=200)]
 
 
-@router.get("/connections", response_model=list[ConnectionRead], responses=errors(402))
+@router.get(
+    "/connections", response_model=list[ConnectionRead], responses=errors(402, texts=DESCRIPTIONS)
+)
 @read_only
 async def list_connections(principal: CurrentUser, db: DB) -> ORJSONResponse:
     """The caller's cloud-storage connections (never their tokens)."""
@@ -58,7 +57,7 @@ async def list_connections(principal: CurrentUser, db: DB) -> ORJSONResponse:
     "/{provider}/authorize",
     status_code=302,
     response_class=RedirectResponse,
-    responses={**REDIRECT, **errors(402, 503)},
+    responses={**REDIRECT, **errors(402, 503, texts=DESCRIPTIONS)},
 )
 async def authorize(
     provider: ProviderName, principal: CurrentUser, db: DB, return_to: ReturnTo = "/"
@@ -72,7 +71,7 @@ async def authorize(
     "/{provider}/callback",
     status_code=302,
     response_class=RedirectResponse,
-    responses={**REDIRECT, **errors(502, 503)},
+    responses={**REDIRECT, **errors(502, 503, texts=DESCRIPTIONS)},
 )
 async def callback(
     provider: ProviderName,
@@ -89,7 +88,7 @@ async def callback(
     return RedirectResponse(return_to, status_code=302)
 
 
-@router.delete("/{provider}", response_model=Ok, responses=errors(404, 503))
+@router.delete("/{provider}", response_model=Ok, responses=errors(404, 503, texts=DESCRIPTIONS))
 async def disconnect(provider: ProviderName, principal: CurrentUser, uow: UoW) -> ORJSONResponse:
     """Disconnect: revoke the grant at the provider and forget the tokens."""
     await cloud_service.disconnect(uow, principal, provider)
@@ -104,7 +103,7 @@ async def disconnect(provider: ProviderName, principal: CurrentUser, uow: UoW) -
             "description": "One page of the folder; X-Next-Cursor names the next when there is one",
             "headers": {NEXT_CURSOR: {"schema": {"type": "string"}}},
         },
-        **errors(402, 404, 409, 502, 503),
+        **errors(402, 404, 409, 502, 503, texts=DESCRIPTIONS),
     },
 )
 async def browse(
@@ -118,7 +117,7 @@ async def browse(
 @router.post(
     "/{provider}/open-link",
     response_model=LinkRead,
-    responses=errors(402, 404, 409, 502, 503),
+    responses=errors(402, 404, 409, 502, 503, texts=DESCRIPTIONS),
 )
 async def open_link(
     provider: ProviderName, principal: CurrentUser, uow: UoW, body: OpenLink
@@ -130,7 +129,7 @@ async def open_link(
 @router.post(
     "/{provider}/import",
     response_model=UploadResult,
-    responses=errors(402, 404, 409, 413, 415, 502, 503),
+    responses=errors(402, 404, 409, 413, 415, 502, 503, texts=DESCRIPTIONS),
 )
 async def import_item(
     provider: ProviderName, principal: CurrentUser, uow: UoW, body: ImportItem

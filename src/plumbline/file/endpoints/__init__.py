@@ -1,10 +1,11 @@
 """The routers of the files domain (registered in ``plumbline.api``)."""
 
-from typing import Any
+from functools import partial
 
-from plumbline.kit.schema import ErrorBody
+from plumbline.openapi import errors as described_errors
 
-_DESCRIPTIONS = {
+# The files routes' own wording of their error responses in the OpenAPI.
+DESCRIPTIONS = {
     402: "Plan required or storage quota exceeded",
     403: "Forbidden",
     404: "Not found",
@@ -15,8 +16,5 @@ _DESCRIPTIONS = {
     416: "Requested range not satisfiable",
 }
 BINARY = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
-
-
-def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """Extra error responses of a route, for the OpenAPI description."""
-    return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in codes}
+# Kept only for ``om/inspections/endpoints.py`` until it calls ``plumbline.openapi.errors`` itself.
+errors = partial(described_errors, texts=DESCRIPTIONS)

@@ -7,10 +7,11 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.workspace import WorkspaceContext, workspace_access
 from plumbline.db import DB, UoW
 from plumbline.file.branding import branding as branding_service
-from plumbline.file.endpoints import errors
+from plumbline.file.endpoints import DESCRIPTIONS
 from plumbline.file.schemas import LogoRead
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.openapi import errors
 from plumbline.routing import make_router
 
 router = make_router(tags=["workspaces"])
@@ -25,7 +26,7 @@ IMAGE = {"schema": {"type": "string", "format": "binary"}}
 @router.put(
     "/workspaces/{workspaceId}/logo",
     response_model=LogoRead,
-    responses=errors(413, 415),
+    responses=errors(413, 415, texts=DESCRIPTIONS),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -51,7 +52,7 @@ async def remove_logo(ctx: CanBrandWorkspace, uow: UoW) -> ORJSONResponse:
     responses={
         200: {"content": {"image/png": IMAGE, "image/jpeg": IMAGE, "image/webp": IMAGE}},
         304: {"description": "Not modified"},
-        **errors(416),
+        **errors(416, texts=DESCRIPTIONS),
     },
 )
 async def public_logo(workspaceId: str, request: Request, db: DB) -> Response:

@@ -4,7 +4,7 @@ from fastapi import Query
 
 from plumbline.db import DB, UoW
 from plumbline.file.auth import CanManageFiles, CanReadFiles, CanUploadFiles
-from plumbline.file.endpoints import errors
+from plumbline.file.endpoints import DESCRIPTIONS
 from plumbline.file.folders import folders as folder_service
 from plumbline.file.schemas import (
     ApplyStructure,
@@ -16,6 +16,7 @@ from plumbline.file.schemas import (
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.openapi import errors
 from plumbline.routing import make_router
 
 router = make_router(tags=["files"])
@@ -35,7 +36,11 @@ async def list_folders(
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post("/projects/{projectId}/folders", response_model=FolderRead, responses=errors(409))
+@router.post(
+    "/projects/{projectId}/folders",
+    response_model=FolderRead,
+    responses=errors(409, texts=DESCRIPTIONS),
+)
 async def create_folder(body: FolderCreate, ctx: CanUploadFiles, db: DB) -> ORJSONResponse:
     """Create a folder, at the root or inside parentId."""
     return ORJSONResponse(await folder_service.create(db, ctx, body))
@@ -48,7 +53,9 @@ async def apply_structure(body: ApplyStructure, ctx: CanManageFiles, db: DB) -> 
 
 
 @router.patch(
-    "/projects/{projectId}/folders/{folderId}", response_model=FolderRead, responses=errors(409)
+    "/projects/{projectId}/folders/{folderId}",
+    response_model=FolderRead,
+    responses=errors(409, texts=DESCRIPTIONS),
 )
 async def update_folder(
     folderId: str, body: FolderUpdate, ctx: CanUploadFiles, db: DB
@@ -57,7 +64,11 @@ async def update_folder(
     return ORJSONResponse(await folder_service.update(db, ctx, folderId, body))
 
 
-@router.delete("/projects/{projectId}/folders/{folderId}", response_model=Ok, responses=errors(409))
+@router.delete(
+    "/projects/{projectId}/folders/{folderId}",
+    response_model=Ok,
+    responses=errors(409, texts=DESCRIPTIONS),
+)
 async def delete_folder(
     folderId: str,
     ctx: CanManageFiles,
