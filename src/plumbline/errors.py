@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -98,6 +98,17 @@ class NotFound(AppError):
     status = 404
     code = "NOT_FOUND"
     message = "Not found"
+
+
+T = TypeVar("T")
+
+
+def found(value: T | None, missing: NotFound | str) -> T:
+    """The one load-or-404: ``value``, or ``missing`` (the error, or its message) raised when
+    the lookup found nothing."""
+    if value is None:
+        raise missing if isinstance(missing, NotFound) else NotFound(missing)
+    return value
 
 
 class Conflict(AppError):

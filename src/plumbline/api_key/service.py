@@ -13,7 +13,7 @@ from plumbline.api_key import repository
 from plumbline.api_key.schemas import ApiKeyCreate
 from plumbline.audit.service import audit_change, audit_stamp, created
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import NotFound, ValidationFailed
+from plumbline.errors import ValidationFailed, found
 from plumbline.kit import clock, crypto
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ApiKey
@@ -104,9 +104,10 @@ class ApiKeyService:
 
     async def revoke(self, db: AsyncSession, ctx: ProjectContext, key_id: str) -> None:
         """Idempotent: revoking a revoked key keeps its first revocation time."""
-        key = await repository.get_key(db, project_id=ctx.project.id, key_id=key_id)
-        if key is None:
-            raise NotFound("API key not found")
+        key = found(
+            await repository.get_key(db, project_id=ctx.project.id, key_id=key_id),
+            "API key not found",
+        )
         if key.revoked_at is not None:
             return
         key.revoked_at = clock.now()

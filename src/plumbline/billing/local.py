@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.billing import repository, tokens
 from plumbline.billing.providers import cancel_url, public, success_url
 from plumbline.billing.signature import HEADER, local_secret, sign
-from plumbline.errors import Internal, NotFound
+from plumbline.errors import Internal, found
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.models import Workspace
@@ -36,10 +36,7 @@ def render(title: str, body: str) -> str:
 
 
 async def _workspace(db: AsyncSession, workspace_id: Any) -> Workspace:
-    workspace = await repository.workspace(db, str(workspace_id))
-    if workspace is None:
-        raise NotFound("Checkout session not found")
-    return workspace
+    return found(await repository.workspace(db, str(workspace_id)), "Checkout session not found")
 
 
 async def checkout_page(db: AsyncSession, token: str) -> str:

@@ -52,7 +52,7 @@ from plumbline.cloud.rules import (
 )
 from plumbline.cloud.schemas import Browse, ImportItem
 from plumbline.db import UnitOfWork
-from plumbline.errors import PaymentRequired, UnsupportedMediaType, ValidationFailed
+from plumbline.errors import PaymentRequired, UnsupportedMediaType, ValidationFailed, found
 from plumbline.file.objects import discard
 from plumbline.file.schemas import CompleteUpload, PresignUpload
 from plumbline.file.uploads import upload as upload_service
@@ -208,9 +208,7 @@ class CloudService:
         db = uow.session
         user = principal.require_user()
         await self.require_plan(db, user.id)
-        connection = await repo.get_connection(db, user.id, name.value)
-        if connection is None:
-            raise NotConnected()
+        connection = found(await repo.get_connection(db, user.id, name.value), NotConnected())
         if connection.status == RECONNECT:
             raise ReconnectRequired()
         access = oauth.unseal(connection.access_token)
@@ -365,9 +363,7 @@ class CloudService:
         provider, endpoints = self.provider(name)
         db = uow.session
         user = principal.require_user()
-        connection = await repo.get_connection(db, user.id, name.value)
-        if connection is None:
-            raise NotConnected()
+        connection = found(await repo.get_connection(db, user.id, name.value), NotConnected())
         access = oauth.unseal(connection.access_token)
         refresh = oauth.unseal(connection.refresh_token)
         revoked = False

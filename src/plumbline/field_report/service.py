@@ -21,7 +21,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound
+from plumbline.errors import found
 from plumbline.field_report import render
 from plumbline.field_report import repository as repo
 from plumbline.field_report.errors import (
@@ -110,10 +110,10 @@ class FieldReportService:
         return [to_read(row._mapping) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> FieldReport:
-        report = await repo.get(db, Visibility.of(ctx, "showFieldReports"), report_id)
-        if report is None:
-            raise NotFound("Field report not found")
-        return report
+        return found(
+            await repo.get(db, Visibility.of(ctx, "showFieldReports"), report_id),
+            "Field report not found",
+        )
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> dict[str, Any]:
         return to_read(FIELDS.of(await self._load(db, ctx, report_id)))

@@ -21,7 +21,7 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from plumbline.errors import NotFound, UnsupportedMediaType, ValidationFailed, found
 from plumbline.file import upload_repository
 from plumbline.file.errors import LimitReached
 from plumbline.file.objects import discard, discard_after_commit
@@ -112,9 +112,9 @@ class AttachmentService:
         **target: Unpack[Target],
     ) -> dict[str, Any]:
         """``presign`` for callers without a ProjectContext (public portals)."""
-        workspace = await upload_repository.get_workspace(db, workspace_id)
-        if workspace is None:
-            raise NotFound("Workspace not found")
+        workspace = found(
+            await upload_repository.get_workspace(db, workspace_id), "Workspace not found"
+        )
         return await self._presign(db, workspace, project_id, None, actor_user_id, **target)
 
     async def _presign(
@@ -192,9 +192,9 @@ class AttachmentService:
         sha256: str | None = None,
     ) -> dict[str, Any]:
         """``complete`` for callers without a ProjectContext (public portals)."""
-        workspace = await upload_repository.get_workspace(db, workspace_id)
-        if workspace is None:
-            raise NotFound("Workspace not found")
+        workspace = found(
+            await upload_repository.get_workspace(db, workspace_id), "Workspace not found"
+        )
         upload = await self._upload(db, workspace_id, project_id, entity_type, entity_id, upload_id)
         if upload.created_by != actor_user_id or upload.created_key_id is not None:
             raise NotFound("Upload not found")

@@ -16,7 +16,7 @@ from starlette.requests import ClientDisconnect
 from plumbline.audit.service import audit_change
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType
+from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, found
 from plumbline.file import upload_repository
 from plumbline.file.objects import discard_after_commit
 from plumbline.file.types import media_type
@@ -116,9 +116,7 @@ class BrandingService:
         if row is None or row.logo_key is None:
             raise NotFound("No logo")
         storage = get_storage()
-        size = await storage.head(row.logo_key)
-        if size is None:
-            raise NotFound("No logo")
+        size = found(await storage.head(row.logo_key), "No logo")
         return object_response(
             request,
             storage,

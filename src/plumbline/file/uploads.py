@@ -29,6 +29,7 @@ from plumbline.errors import (
     PayloadTooLarge,
     UnsupportedMediaType,
     ValidationFailed,
+    found,
 )
 from plumbline.file import repository, upload_repository
 from plumbline.file.errors import (
@@ -39,6 +40,7 @@ from plumbline.file.errors import (
     UploadExpired,
     UploadMissing,
 )
+from plumbline.file.files import project_folder
 from plumbline.file.objects import discard
 from plumbline.file.schemas import CompleteUpload, PresignUpload, UploadPreview
 from plumbline.file.types import check_type, clean_name, near_key, normalize
@@ -186,10 +188,8 @@ class UploadService:
     ) -> dict[str, Any]:
         """Per file: allowed or why not, and whether it becomes a new file or a new version.
         Two queries whatever the number of files (the folder, its files)."""
-        if body.folder_id is not None and (
-            await repository.get_folder(db, ctx.project.id, body.folder_id) is None
-        ):
-            raise NotFound("Folder not found")
+        if body.folder_id is not None:
+            await project_folder(db, ctx.project.id, body.folder_id)
         existing = await repository.files_in_folder(db, ctx.project.id, body.folder_id)
         by_name = {row.normalized_name: row for row in existing}
         by_near: dict[str, list[Any]] = defaultdict(list)
@@ -262,15 +262,14 @@ class UploadService:
         size_check(body.size_bytes, settings.max_upload_bytes)
         folder_id = body.folder_id
         if body.file_id is not None:
-            file = await repository.get_project_file(db, ctx.project.id, body.file_id)
-            if file is None:
-                raise NotFound("File not found")
+            file = found(
+                await repository.get_project_file(db, ctx.project.id, body.file_id),
+                "File not found",
+            )
             file_id, folder_id = file.id, file.folder_id
         else:
-            if folder_id is not None and (
-                await repository.get_folder(db, ctx.project.id, folder_id) is None
-            ):
-                raise NotFound("Folder not found")
+            if folder_id is not None:
+                await project_folder(db, ctx.project.id, folder_id)
             same = await repository.find_by_name(db, ctx.project.id, folder_id, normalize(name))
             file_id = same.id if same else new_id()
         quota_check(ctx.workspace, body.size_bytes)

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import ValidationFailed
+from plumbline.errors import ValidationFailed, found
 from plumbline.kit import clock, money
 from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
@@ -73,10 +73,7 @@ class MaterialService:
         return [_row(row) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: WorkspaceContext, material_id: str) -> Material:
-        material = await repo.get(db, ctx.workspace.id, material_id)
-        if material is None:
-            raise MaterialNotFound()
-        return material
+        return found(await repo.get(db, ctx.workspace.id, material_id), MaterialNotFound())
 
     async def _check_sku(
         self, db: AsyncSession, ctx: WorkspaceContext, sku: str | None, own_id: str | None

@@ -13,7 +13,7 @@ from plumbline.authz.permissions import Role
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound
+from plumbline.errors import found
 from plumbline.kit import clock, crypto
 from plumbline.kit.mail import Mail
 from plumbline.kit.pagination import PageParams
@@ -139,9 +139,7 @@ class InviteService:
         return invite_dict(invite, token)
 
     async def revoke_link(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
-        invite = await repository.invite(db, ctx.workspace.id, invite_id)
-        if invite is None:
-            raise NotFound("Invite not found")
+        invite = found(await repository.invite(db, ctx.workspace.id, invite_id), "Invite not found")
         await _revoke(db, ctx, invite, "invite")
 
     # E-mail invites
@@ -222,9 +220,10 @@ class InviteService:
     async def _pending(
         self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str
     ) -> EmailInvite:
-        invite = await repository.email_invite(db, ctx.workspace.id, invite_id, lock=True)
-        if invite is None:
-            raise NotFound("Invite not found")
+        invite = found(
+            await repository.email_invite(db, ctx.workspace.id, invite_id, lock=True),
+            "Invite not found",
+        )
         if not _is_pending(invite):
             raise InviteNotPending()
         return invite

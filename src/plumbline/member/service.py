@@ -13,7 +13,7 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission, Role
 from plumbline.authz.plans import seat_limit
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import Forbidden, NotFound, ValidationFailed
+from plumbline.errors import Forbidden, ValidationFailed, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.member import repository
@@ -76,9 +76,7 @@ class MemberService:
         return [member_dict(row, named) for row in rows], headers
 
     async def read(self, db: AsyncSession, workspace_id: str, user_id: str) -> dict[str, Any]:
-        row = await repository.member_row(db, workspace_id, user_id)
-        if row is None:
-            raise NotFound("Member not found")
+        row = found(await repository.member_row(db, workspace_id, user_id), "Member not found")
         named = await repository.project_ids_by_user(db, workspace_id, [user_id])
         return member_dict(row, named)
 
@@ -151,10 +149,10 @@ class MemberService:
         return joined
 
     async def _target(self, db: AsyncSession, ctx: WorkspaceContext, user_id: str) -> Membership:
-        target = await repository.membership(db, ctx.workspace.id, user_id, lock=True)
-        if target is None:
-            raise NotFound("Member not found")
-        return target
+        return found(
+            await repository.membership(db, ctx.workspace.id, user_id, lock=True),
+            "Member not found",
+        )
 
     async def _keep_a_super_admin(self, db: AsyncSession, target: Membership) -> None:
         if target.role == Role.SUPER_ADMIN.value and not target.is_external:

@@ -13,7 +13,7 @@ from plumbline.audit.service import audit, audit_change, audit_stamp, created, d
 from plumbline.authz.plans import Feature, effective_plan, require_feature
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES, ProjectContext, module_enabled
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import NotFound, ValidationFailed
+from plumbline.errors import ValidationFailed, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Project, ProjectMember
@@ -286,12 +286,10 @@ class ProjectService:
 
     async def remove_member(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> None:
         """Remove a user's named access; internal members without restrictions keep seeing it."""
-        removed = await repository.remove_named_access(
-            db, project_id=ctx.project.id, user_id=user_id
+        member_id, project_role = found(
+            await repository.remove_named_access(db, project_id=ctx.project.id, user_id=user_id),
+            "This user has no named access to the project",
         )
-        if removed is None:
-            raise NotFound("This user has no named access to the project")
-        member_id, project_role = removed
         await audit_change(
             db,
             ctx,

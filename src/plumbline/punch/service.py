@@ -21,7 +21,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import AppError, NotFound, ValidationFailed
+from plumbline.errors import AppError, ValidationFailed, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -106,10 +106,7 @@ class PunchService:
         ], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
-        item = await repo.get(db, self.visibility(ctx), punch_id)
-        if item is None:
-            raise NotFound("Punch item not found")
-        return item
+        return found(await repo.get(db, self.visibility(ctx), punch_id), "Punch item not found")
 
     async def _read(
         self, db: AsyncSession, item: PunchItem, assignee_ids: list[str] | None = None

@@ -9,7 +9,7 @@ from fastapi import Request, Response
 from starlette.requests import ClientDisconnect
 
 from plumbline.auth.deps import Public
-from plumbline.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
+from plumbline.errors import BadRequest, Conflict, PayloadTooLarge, found
 from plumbline.file.endpoints import BINARY, DESCRIPTIONS
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
@@ -25,10 +25,7 @@ LINK_ERRORS = errors(texts={403: "The link's signature is not valid", 410: "The 
 
 
 def _backend() -> LocalStorage:
-    backend = local_storage()
-    if backend is None:
-        raise NotFound("The local storage backend is not in use")
-    return backend
+    return found(local_storage(), "The local storage backend is not in use")
 
 
 async def _body(request: Request) -> AsyncIterator[bytes]:
@@ -78,9 +75,7 @@ async def read_object(token: str, request: Request) -> Response:
     backend = _backend()
     claims = read_token(token, GET)
     key = str(claims["k"])
-    size = await backend.head(key)
-    if size is None:
-        raise NotFound("The stored object no longer exists")
+    size = found(await backend.head(key), "The stored object no longer exists")
     etag = '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
     return object_response(
         request,
