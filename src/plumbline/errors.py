@@ -63,11 +63,12 @@ class ValidationFailed(AppError):
 
 
 class InvalidField(ValidationFailed):
-    """A 400 about one field, with the usual ``details``."""
+    """The one 400 about one field, with the usual ``details``; ``error`` words the body's
+    ``error`` where "Invalid <field>: <message>" would not read well."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, *, error: str | None = None) -> None:
         super().__init__(
-            f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
+            error or f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
         )
 
 

@@ -13,7 +13,7 @@ from plumbline.api_key import repository
 from plumbline.api_key.schemas import ApiKeyCreate
 from plumbline.audit.service import audit_change, audit_stamp, created
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import ValidationFailed, found
+from plumbline.errors import InvalidField, found
 from plumbline.kit import clock, crypto
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ApiKey
@@ -68,10 +68,7 @@ class ApiKeyService:
             if expires_at.tzinfo is None:
                 expires_at = expires_at.replace(tzinfo=UTC)
             if expires_at <= now:
-                raise ValidationFailed(
-                    "Invalid expiresAt: must be in the future",
-                    details=[{"field": "expiresAt", "message": "must be in the future"}],
-                )
+                raise InvalidField("expiresAt", "must be in the future")
         raw = new_secret()
         key = ApiKey(
             project_id=ctx.project.id,

@@ -52,7 +52,12 @@ from plumbline.cloud.rules import (
 )
 from plumbline.cloud.schemas import Browse, ImportItem
 from plumbline.db import UnitOfWork
-from plumbline.errors import PaymentRequired, UnsupportedMediaType, ValidationFailed, found
+from plumbline.errors import (
+    InvalidField,
+    PaymentRequired,
+    UnsupportedMediaType,
+    found,
+)
 from plumbline.file.objects import discard
 from plumbline.file.schemas import CompleteUpload, PresignUpload
 from plumbline.file.uploads import upload as upload_service
@@ -310,9 +315,10 @@ class CloudService:
 
     def _presign(self, item: Item, body: ImportItem) -> PresignUpload:
         if item.kind == "folder":
-            raise ValidationFailed(
-                "Folders cannot be imported; import the files in them",
-                details=[{"field": "itemId", "message": "is a folder"}],
+            raise InvalidField(
+                "itemId",
+                "is a folder",
+                error="Folders cannot be imported; import the files in them",
             )
         if item.size_bytes is None:
             # Google Docs, Sheets and Slides have no bytes of their own to import
@@ -328,9 +334,8 @@ class CloudService:
                 folder_id=body.folder_id,
             )
         except ValidationError as exc:
-            raise ValidationFailed(
-                "The provider's file cannot be imported",
-                details=[{"field": "itemId", "message": exc.errors()[0]["msg"]}],
+            raise InvalidField(
+                "itemId", exc.errors()[0]["msg"], error="The provider's file cannot be imported"
             ) from None
 
     async def _stream(

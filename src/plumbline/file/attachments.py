@@ -21,7 +21,7 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound, UnsupportedMediaType, ValidationFailed, found
+from plumbline.errors import InvalidField, NotFound, UnsupportedMediaType, ValidationFailed, found
 from plumbline.file import upload_repository
 from plumbline.file.errors import LimitReached
 from plumbline.file.objects import discard, discard_after_commit
@@ -131,9 +131,7 @@ class AttachmentService:
         _check_entity(entity_type, entity_id)
         name = clean_name(target["file_name"])
         if not name:
-            raise ValidationFailed(
-                "fileName is empty", details=[{"field": "fileName", "message": "required"}]
-            )
+            raise InvalidField("fileName", "required", error="fileName is empty")
         stored_type = _attachment_type(name, target["content_type"], target["allowed_types"])
         size_check(size_bytes, min(target["max_bytes"], settings.max_upload_bytes))
         if await upload_repository.count_attachments(db, entity_type, entity_id) >= max_count:

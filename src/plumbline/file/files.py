@@ -19,7 +19,7 @@ from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden, NotFound, ValidationFailed, found
+from plumbline.errors import Forbidden, InvalidField, NotFound, found
 from plumbline.file import repository, upload_repository
 from plumbline.file.errors import FileLocked, NameTaken
 from plumbline.file.objects import discard_after_commit
@@ -143,9 +143,10 @@ class FileService:
             raise Forbidden("Only the file's uploader or a manager can rename or tag it")
         name = clean_name(body.name) if body.name is not None else file.name
         if body.name is not None and check_type(name, "").content_type is None:
-            raise ValidationFailed(
-                "The new name must keep an accepted file extension",
-                details=[{"field": "name", "message": "unsupported extension"}],
+            raise InvalidField(
+                "name",
+                "unsupported extension",
+                error="The new name must keep an accepted file extension",
             )
         folder_id = body.folder_id if moving else file.folder_id
         normalized = normalize(name)

@@ -25,10 +25,10 @@ from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.errors import (
     Conflict,
+    InvalidField,
     NotFound,
     PayloadTooLarge,
     UnsupportedMediaType,
-    ValidationFailed,
     found,
 )
 from plumbline.file import repository, upload_repository
@@ -68,9 +68,7 @@ def quota_check(workspace: Workspace, size: int) -> None:
 
 def size_check(size: int, max_bytes: int) -> None:
     if size <= 0:
-        raise ValidationFailed(
-            "The file is empty", details=[{"field": "sizeBytes", "message": "must be > 0"}]
-        )
+        raise InvalidField("sizeBytes", "must be > 0", error="The file is empty")
     if size > max_bytes:
         raise PayloadTooLarge(f"Files are limited to {max_bytes} bytes", maxBytes=max_bytes)
 
@@ -253,9 +251,7 @@ class UploadService:
         ctx = await named_project_access(db, principal, body.project_id, Permission.FILES_UPLOAD)
         name = clean_name(body.file_name)
         if not name:
-            raise ValidationFailed(
-                "fileName is empty", details=[{"field": "fileName", "message": "required"}]
-            )
+            raise InvalidField("fileName", "required", error="fileName is empty")
         check = check_type(name, body.content_type)
         if check.content_type is None:
             raise UnsupportedMediaType(check.reason)

@@ -14,7 +14,7 @@ from plumbline.audit.service import audit, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import create_session, session_from_cookie
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound, ValidationFailed
+from plumbline.errors import InvalidField, NotFound
 from plumbline.identity import repository as repo
 from plumbline.identity import schemas
 from plumbline.identity.errors import (
@@ -94,10 +94,7 @@ def check_password(password: str, field_name: str) -> None:
         and re.search(r"[^A-Za-z0-9]", password)
     )
     if not ok:
-        raise ValidationFailed(
-            f"Password {POLICY_TEXT}",
-            details=[{"field": field_name, "message": POLICY_TEXT}],
-        )
+        raise InvalidField(field_name, POLICY_TEXT, error=f"Password {POLICY_TEXT}")
 
 
 def _client_ip(request: Request) -> str:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.issue.schemas import KINDS, PRIORITIES, STATUSES
 
 
@@ -30,9 +30,7 @@ def _values(field: str, raw: str | None, allowed: tuple[str, ...]) -> tuple[str,
     wrong = [v for v in values if v not in allowed]
     if wrong:
         message = f"must be one of {', '.join(allowed)}"
-        raise ValidationFailed(
-            f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
-        )
+        raise InvalidField(field, message)
     return values
 
 

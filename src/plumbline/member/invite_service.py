@@ -13,7 +13,7 @@ from plumbline.authz.permissions import Role
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.errors import found
+from plumbline.errors import InvalidField, found
 from plumbline.kit import clock, crypto
 from plumbline.kit.mail import Mail
 from plumbline.kit.pagination import PageParams
@@ -24,7 +24,6 @@ from plumbline.member.schemas import EmailInviteCreate, EmailInviteUpdate, Invit
 from plumbline.member.service import (
     ADMIN_ROLES,
     INTERNAL,
-    bad_request,
     require_can_grant,
     require_projects,
 )
@@ -158,11 +157,11 @@ class InviteService:
         require_can_grant(ctx, role)
         if kind != INTERNAL:
             if role != Role.MEMBER.value:
-                raise bad_request("role", "external collaborators hold the MEMBER role")
+                raise InvalidField("role", "external collaborators hold the MEMBER role")
             if not project_ids:
-                raise bad_request("projectIds", "required for external collaborators")
+                raise InvalidField("projectIds", "required for external collaborators")
         elif project_ids and role in ADMIN_ROLES:
-            raise bad_request("projectIds", "admins and super admins see every project")
+            raise InvalidField("projectIds", "admins and super admins see every project")
         return await require_projects(db, ctx.workspace.id, project_ids)
 
     def _send(

@@ -13,7 +13,7 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission, Role
 from plumbline.authz.plans import seat_limit
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import Forbidden, ValidationFailed, found
+from plumbline.errors import Forbidden, InvalidField, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.member import repository
@@ -44,12 +44,6 @@ def require_can_grant(ctx: WorkspaceContext, *roles: str) -> None:
         raise Forbidden("Only a super admin can grant or remove the super admin role")
 
 
-def bad_request(field: str, message: str) -> ValidationFailed:
-    return ValidationFailed(
-        f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
-    )
-
-
 async def require_projects(
     db: AsyncSession, workspace_id: str, project_ids: Sequence[str]
 ) -> list[str]:
@@ -58,7 +52,7 @@ async def require_projects(
     found = await repository.live_project_ids(db, workspace_id, wanted)
     missing = [p for p in wanted if p not in found]
     if missing:
-        raise bad_request("projectIds", f"not projects of this workspace: {', '.join(missing)}")
+        raise InvalidField("projectIds", f"not projects of this workspace: {', '.join(missing)}")
     return wanted
 
 
@@ -166,7 +160,7 @@ class MemberService:
         target = await self._target(db, ctx, user_id)
         require_can_grant(ctx, target.role, role)
         if target.is_external and role != Role.MEMBER.value:
-            raise bad_request("role", "external collaborators hold the MEMBER role")
+            raise InvalidField("role", "external collaborators hold the MEMBER role")
         if role != target.role:
             if role != Role.SUPER_ADMIN.value:
                 await self._keep_a_super_admin(db, target)
@@ -224,19 +218,19 @@ class MemberService:
         now = clock.now()
         if target.is_external:
             if not wanted:
-                raise bad_request("projectIds", "external collaborators need at least one project")
+                raise InvalidField("projectIds", "external collaborators need at least one project")
             held = {pm.project_id: pm.project_role for pm in existing}
             project_role = next((pm.project_role for pm in existing if pm.project_role), None)
             added: list[str] = [p for p in wanted if p not in held]
             if added and project_role is None:
-                raise bad_request("projectIds", "this collaborator has no project role to extend")
+                raise InvalidField("projectIds", "this collaborator has no project role to extend")
             dropped = [p for p in held if p not in wanted]
             if dropped:
                 await repository.delete_project_members(db, ctx.workspace.id, user_id, dropped)
             new_rows = [(p, project_role) for p in added]
         else:
             if wanted is not None and target.role in ADMIN_ROLES:
-                raise bad_request("projectIds", "admins and super admins see every project")
+                raise InvalidField("projectIds", "admins and super admins see every project")
             await repository.delete_project_members(db, ctx.workspace.id, user_id)
             target.restricted = wanted is not None
             new_rows = [(p, None) for p in wanted or []]

@@ -13,7 +13,7 @@ from plumbline.audit.service import audit, audit_change, audit_stamp, created, d
 from plumbline.authz.plans import Feature, effective_plan, require_feature
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES, ProjectContext, module_enabled
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import ValidationFailed, found
+from plumbline.errors import InvalidField, ValidationFailed, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Project, ProjectMember
@@ -116,10 +116,7 @@ def _reject_nulls(sent: dict[str, Any], fields: Iterable[str]) -> None:
 
 def _check_dates(start: date | None, end: date | None) -> None:
     if start is not None and end is not None and end < start:
-        raise ValidationFailed(
-            "Invalid endDate: must be on or after startDate",
-            details=[{"field": "endDate", "message": "must be on or after startDate"}],
-        )
+        raise InvalidField("endDate", "must be on or after startDate")
 
 
 class ProjectService:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.kit import ratelimit
 from plumbline.public.chat import faq
 from plumbline.public.schemas import ChatRequest
@@ -26,5 +26,5 @@ async def marketing_reply(request: Request, body: ChatRequest) -> tuple[str, dic
     if last.role != "user":
         field = f"messages.{len(body.messages) - 1}.role"
         message = "the last message must be the visitor's (role user)"
-        raise ValidationFailed(message, details=[{"field": field, "message": message}])
+        raise InvalidField(field, message, error=message)
     return faq().reply(last.content), verdict.headers()

@@ -21,7 +21,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import AppError, ValidationFailed, found
+from plumbline.errors import AppError, InvalidField, ValidationFailed, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -138,9 +138,10 @@ class PunchService:
         self, db: AsyncSession, ctx: ProjectContext, version_id: str | None
     ) -> None:
         if version_id and not await file_of_version(db, ctx.project.id, version_id):
-            raise ValidationFailed(
-                "fileVersionId is not a file version of this project",
-                details=[{"field": "fileVersionId", "message": "not found in this project"}],
+            raise InvalidField(
+                "fileVersionId",
+                "not found in this project",
+                error="fileVersionId is not a file version of this project",
             )
 
     async def _assigned(

@@ -11,7 +11,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden
+from plumbline.errors import Forbidden, InvalidField
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -28,7 +28,6 @@ from plumbline.rfi.errors import (
     RfiClosed,
     RfisNotShared,
     RfiTransitionRefused,
-    invalid,
 )
 from plumbline.rfi.repository import (
     ASSIGNEES,
@@ -144,10 +143,10 @@ class RfiService:
         db = uow.session
         refused = body.refused_nulls()
         if refused:
-            raise invalid(refused[0], "cannot be null")
+            raise InvalidField(refused[0], "cannot be null")
         given = body.model_fields_set
         if body.answer_message_id is not None and body.status != ANSWERED:
-            raise invalid("answerMessageId", 'is only accepted with status "ANSWERED"')
+            raise InvalidField("answerMessageId", 'is only accepted with status "ANSWERED"')
         rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
         responders = (await ASSIGNEES.of(db, [rfi.id]))[rfi.id]
         current = rfi.status
@@ -184,7 +183,7 @@ class RfiService:
         if final_status == IN_REVIEW and not new_responders:
             if step is not None:
                 raise RfiTransitionRefused(current, IN_REVIEW, "it needs at least one responder")
-            raise invalid("assigneeIds", "an RFI in review keeps at least one responder")
+            raise InvalidField("assigneeIds", "an RFI in review keeps at least one responder")
         message = None
         if step == (IN_REVIEW, ANSWERED):
             if body.answer_message_id is None:
@@ -307,9 +306,9 @@ class RfiService:
         people = await assignable(db, ctx, wanted)
         for user_id in responders:
             if user_id not in people:
-                raise invalid("assigneeIds", f"{user_id} cannot respond on this project")
+                raise InvalidField("assigneeIds", f"{user_id} cannot respond on this project")
         if manager_id is not None and not people.get(manager_id):
-            raise invalid("managerId", f"{manager_id} cannot manage RFIs on this project")
+            raise InvalidField("managerId", f"{manager_id} cannot manage RFIs on this project")
 
     async def _check_references(
         self,
@@ -320,12 +319,12 @@ class RfiService:
     ) -> None:
         project_id = ctx.project.id
         if file_version_id and not await file_of_version(db, project_id, file_version_id):
-            raise invalid("fileVersionId", "no such file version in this project")
+            raise InvalidField("fileVersionId", "no such file version in this project")
         if issue_ids:
             known = await rfi_repository.known_issue_ids(db, project_id, issue_ids)
             missing = [i for i in issue_ids if i not in known]
             if missing:
-                raise invalid("issueIds", f"no issue {missing[0]} in this project")
+                raise InvalidField("issueIds", f"no issue {missing[0]} in this project")
 
     async def _assigned(
         self, uow: UnitOfWork, ctx: ProjectContext, rfi: Rfi, user_ids: Iterable[str]

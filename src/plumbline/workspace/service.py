@@ -16,7 +16,7 @@ from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, seat_limit, storage_quota
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.dashboard.service import ISSUE_STATUSES
-from plumbline.errors import Forbidden, ValidationFailed
+from plumbline.errors import Forbidden, InvalidField
 from plumbline.kit import clock
 from plumbline.models import Membership, Workspace
 from plumbline.workspace import repository
@@ -139,10 +139,7 @@ class WorkspaceService:
         given = data.model_fields_set
         for field in ("name", "slug"):
             if field in given and getattr(data, field) is None:
-                raise ValidationFailed(
-                    f"Invalid {field}: may not be null",
-                    details=[{"field": field, "message": "may not be null"}],
-                )
+                raise InvalidField(field, "may not be null")
         before = _audited(workspace)
         if data.slug is not None and data.slug != workspace.slug:
             if await repository.slug_taken(db, data.slug, exclude_id=workspace.id):
