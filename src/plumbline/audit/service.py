@@ -228,17 +228,42 @@ async def audit_change(
     action: str,
     changes: dict[str, Any] | None = None,
 ) -> None:
-    """``audit.record`` of the caller's ``action`` on ``entity`` (type, id) in the caller's
+    """The entry of the caller's ``action`` on ``entity`` (type, id) in the caller's
     workspace, and project when ``ctx`` names one."""
     project: HasId | None = getattr(ctx, "project", None)
+    await audit_as(
+        db,
+        ctx.principal,
+        entity,
+        action,
+        changes,
+        workspace_id=ctx.workspace.id,
+        project_id=project.id if project is not None else None,
+    )
+
+
+async def audit_as(
+    db: AsyncSession,
+    actor: Principal | str,
+    entity: tuple[str, str | None],
+    action: str,
+    changes: dict[str, Any] | None = None,
+    *,
+    workspace_id: str | None = None,
+    project_id: str | None = None,
+) -> None:
+    """``audit_change`` for a caller without a project or workspace context (sign-up, public
+    links, webhooks, jobs): ``actor`` is the principal, or "public" or "system" without one;
+    the workspace and project are named explicitly."""
     await audit.record(
         db,
         action=action,
         entity_type=entity[0],
         entity_id=entity[1],
-        principal=ctx.principal,
-        workspace_id=ctx.workspace.id,
-        project_id=project.id if project is not None else None,
+        principal=actor if isinstance(actor, Principal) else None,
+        actor=actor if isinstance(actor, str) else None,
+        workspace_id=workspace_id,
+        project_id=project_id,
         changes=changes,
     )
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, diff
+from plumbline.audit.service import audit_as, diff
 from plumbline.billing import repository
 from plumbline.billing.errors import EventNotApplied
 from plumbline.config import settings
@@ -105,14 +105,13 @@ async def _apply(
     change(workspace)
     workspace.billing_event_at = at
     await db.flush()
-    await audit.record(
+    await audit_as(
         db,
-        action="workspace.billing_updated",
-        entity_type="workspace",
-        entity_id=workspace.id,
-        actor="system",
+        "system",
+        ("workspace", workspace.id),
+        "workspace.billing_updated",
+        {"event": [None, kind], **diff(before, _billing_state(workspace))},
         workspace_id=workspace.id,
-        changes={"event": [None, kind], **diff(before, _billing_state(workspace))},
     )
     return Outcome(workspace.id, "applied")
 

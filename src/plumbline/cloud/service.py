@@ -19,7 +19,7 @@ from authlib.integrations.base_client import OAuthError
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, created
+from plumbline.audit.service import audit_as, audit_change, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.files import named_project_access
 from plumbline.authz.permissions import Permission
@@ -192,13 +192,12 @@ class CloudService:
         connection.account_email = (account.email or "")[:320] or None
         connection.account_name = (account.name or "")[:200] or None
         await db.flush()
-        await audit.record(
+        await audit_as(
             db,
-            action="cloud.connected",
-            entity_type=ENTITY,
-            entity_id=connection.id,
-            principal=principal,
-            changes=created({"provider": name.value, "accountEmail": connection.account_email}),
+            principal,
+            (ENTITY, connection.id),
+            "cloud.connected",
+            created({"provider": name.value, "accountEmail": connection.account_email}),
         )
         return found.return_to
 
@@ -380,13 +379,12 @@ class CloudService:
             except (httpx.HTTPError, OAuthError, ProviderUnavailable, ReconnectRequired):
                 log.warning("could not revoke the %s grant of %s", name.value, user.id)
         await repo.delete_connection(db, connection.id)
-        await audit.record(
+        await audit_as(
             db,
-            action="cloud.disconnected",
-            entity_type=ENTITY,
-            entity_id=connection.id,
-            principal=principal,
-            changes={"provider": [name.value, None], "revokedAtProvider": [None, revoked]},
+            principal,
+            (ENTITY, connection.id),
+            "cloud.disconnected",
+            {"provider": [name.value, None], "revokedAtProvider": [None, revoked]},
         )
 
 

@@ -16,7 +16,7 @@ from typing import Any, TypedDict, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created
+from plumbline.audit.service import audit_as, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
@@ -254,16 +254,14 @@ class AttachmentService:
         )
         db.add(attachment)
         await db.flush()
-        await audit.record(
+        await audit_as(
             db,
-            action="attachment.added",
-            entity_type=attachment.entity_type,
-            entity_id=attachment.entity_id,
-            principal=principal,
-            actor=None if principal else ("user" if actor_user_id else "public"),
+            principal or ("user" if actor_user_id else "public"),
+            (attachment.entity_type, attachment.entity_id),
+            "attachment.added",
+            created({"attachmentId": attachment.id, "fileName": attachment.file_name}),
             workspace_id=workspace.id,
             project_id=upload.project_id,
-            changes=created({"attachmentId": attachment.id, "fileName": attachment.file_name}),
         )
         return finish(upload, _read(attachment))
 
@@ -307,15 +305,14 @@ class AttachmentService:
             raise NotFound("Attachment not found")
         attachment.deleted_at = clock.now()
         await upload_repository.free_storage(db, workspace_id, attachment.size_bytes)
-        await audit.record(
+        await audit_as(
             db,
-            action="attachment.deleted",
-            entity_type=entity_type,
-            entity_id=entity_id,
-            principal=principal,
+            principal or "system",
+            (entity_type, entity_id),
+            "attachment.deleted",
+            {"attachmentId": [attachment.id, None]},
             workspace_id=workspace_id,
             project_id=attachment.project_id,
-            changes={"attachmentId": [attachment.id, None]},
         )
         discard_after_commit(uow, [attachment.storage_key])
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created
+from plumbline.audit.service import audit_change, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.files import named_project_access
 from plumbline.authz.permissions import Permission
@@ -362,15 +362,12 @@ class UploadService:
             "sizeBytes": size,
             "contentType": upload.content_type,
         }
-        await audit.record(
+        await audit_change(
             db,
-            action="file.uploaded" if is_new else "file.version_added",
-            entity_type="file",
-            entity_id=file.id,
-            principal=principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes=created(
+            ctx,
+            ("file", file.id),
+            "file.uploaded" if is_new else "file.version_added",
+            created(
                 {"name": file.name, "version": version, "sizeBytes": size, "sha256": body.sha256}
             ),
         )

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit_as, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import create_session, session_from_cookie
 from plumbline.db import UnitOfWork
@@ -148,13 +148,12 @@ class IdentityService:
                 updated_at=now,
             ),
         )
-        await audit.record(
+        await audit_as(
             db,
-            action="user.created",
-            entity_type="user",
-            entity_id=user.id,
-            actor="public",
-            changes=created({"name": user.name, "email": user.email}),
+            "public",
+            ("user", user.id),
+            "user.created",
+            created({"name": user.name, "email": user.email}),
         )
         await self._queue_verification(uow, user, callback_url)
         session, token = await create_session(db, user, request, remember=body.remember_me)
@@ -232,13 +231,12 @@ class IdentityService:
         if not user.email_verified:
             user.email_verified = True
             user.updated_at = clock.now()
-            await audit.record(
+            await audit_as(
                 db,
-                action="user.email_verified",
-                entity_type="user",
-                entity_id=user.id,
-                actor="public",
-                changes={"emailVerified": [False, True]},
+                "public",
+                ("user", user.id),
+                "user.email_verified",
+                {"emailVerified": [False, True]},
             )
         await repo.retire_tokens(db, user.id, VERIFY_EMAIL, clock.now())
         return callback
@@ -265,9 +263,7 @@ class IdentityService:
         user.updated_at = now
         await repo.retire_tokens(db, user.id, RESET_PASSWORD, now)
         await repo.delete_sessions(db, user.id)
-        await audit.record(
-            db, action="user.password_reset", entity_type="user", entity_id=user.id, actor="public"
-        )
+        await audit_as(db, "public", ("user", user.id), "user.password_reset")
 
     async def change_password(
         self,
@@ -284,13 +280,7 @@ class IdentityService:
             raise InvalidPassword()
         user.password_hash = crypto.hash_password(body.new_password)
         user.updated_at = clock.now()
-        await audit.record(
-            db,
-            action="user.password_changed",
-            entity_type="user",
-            entity_id=user.id,
-            principal=principal,
-        )
+        await audit_as(db, principal, ("user", user.id), "user.password_changed")
         if not body.revoke_other_sessions:
             return SignedIn({"token": None, "user": user_json(user)})
         current = principal.session
@@ -314,14 +304,7 @@ class IdentityService:
         changes = diff(before, {"name": user.name, "image": user.image})
         if changes:
             user.updated_at = clock.now()
-            await audit.record(
-                db,
-                action="user.updated",
-                entity_type="user",
-                entity_id=user.id,
-                principal=principal,
-                changes=changes,
-            )
+            await audit_as(db, principal, ("user", user.id), "user.updated", changes)
 
     async def list_sessions(self, db: AsyncSession, principal: Principal) -> list[dict[str, Any]]:
         user = principal.require_user()
@@ -346,13 +329,12 @@ class IdentityService:
         await repo.delete_sessions(db, user.id, keep=current.id if current else None)
         if current is not None and not keep_current:
             await db.delete(current)
-        await audit.record(
+        await audit_as(
             db,
-            action="user.sessions_revoked",
-            entity_type="user",
-            entity_id=user.id,
-            principal=principal,
-            changes={"keptCurrent": [None, keep_current]},
+            principal,
+            ("user", user.id),
+            "user.sessions_revoked",
+            {"keptCurrent": [None, keep_current]},
         )
 
     async def me(self, db: AsyncSession, principal: Principal) -> dict[str, Any]:

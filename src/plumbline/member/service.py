@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, created
+from plumbline.audit.service import audit_as, audit_change, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission, Role
 from plumbline.authz.plans import seat_limit
@@ -123,14 +123,12 @@ class MemberService:
                     created_at=now,
                 )
             )
-        await audit.record(
+        await audit_as(
             db,
-            action=action,
-            entity_type="member",
-            entity_id=user_id,
-            principal=principal,
-            workspace_id=workspace.id,
-            changes=created(
+            principal,
+            ("member", user_id),
+            action,
+            created(
                 {
                     "role": role,
                     "isExternal": external,
@@ -138,6 +136,7 @@ class MemberService:
                     "projectIds": sorted(project_ids) or None,
                 }
             ),
+            workspace_id=workspace.id,
         )
         await db.flush()
         return joined

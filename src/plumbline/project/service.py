@@ -9,7 +9,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, audit_stamp, created, diff
+from plumbline.audit.service import audit_as, audit_change, audit_stamp, created, diff
 from plumbline.authz.plans import Feature, effective_plan, require_feature
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES, ProjectContext, module_enabled
 from plumbline.authz.workspace import WorkspaceContext
@@ -173,15 +173,14 @@ class ProjectService:
                     created_at=now,
                 )
             )
-        await audit.record(
+        await audit_as(
             db,
-            action="project.created",
-            entity_type="project",
-            entity_id=project.id,
-            principal=ctx.principal,
+            ctx.principal,
+            ("project", project.id),
+            "project.created",
+            created(_audited(project)),
             workspace_id=ctx.workspace.id,
             project_id=project.id,
-            changes=created(_audited(project)),
         )
         return project_dict(project)
 

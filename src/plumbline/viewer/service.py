@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_change
 from plumbline.auth.principal import Principal
 from plumbline.authz.files import VersionAccess, require
 from plumbline.authz.permissions import Permission
@@ -36,16 +36,7 @@ def _lock_body(file_version_id: str, lock: tuple[str, Any, Any]) -> dict[str, An
 async def _audit(
     db: AsyncSession, access: VersionAccess, action: str, changes: dict[str, list[Any]]
 ) -> None:
-    await audit.record(
-        db,
-        action=action,
-        entity_type="file_version",
-        entity_id=access.version.id,
-        principal=access.ctx.principal,
-        workspace_id=access.version.workspace_id,
-        project_id=access.version.project_id,
-        changes=changes,
-    )
+    await audit_change(db, access.ctx, ("file_version", access.version.id), action, changes)
 
 
 class LockService:

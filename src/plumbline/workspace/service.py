@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, audit_stamp, created, diff
+from plumbline.audit.service import audit_as, audit_change, audit_stamp, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, seat_limit, storage_quota
@@ -108,14 +108,13 @@ class WorkspaceService:
                 joined_at=now,
             )
         )
-        await audit.record(
+        await audit_as(
             db,
-            action="workspace.created",
-            entity_type="workspace",
-            entity_id=workspace.id,
-            principal=principal,
+            principal,
+            ("workspace", workspace.id),
+            "workspace.created",
+            created(_audited(workspace)),
             workspace_id=workspace.id,
-            changes=created(_audited(workspace)),
         )
         await db.flush()
         return workspace_dict(workspace, seats_used=1)
