@@ -30,7 +30,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.http import object_response
 from plumbline.models import File, FileVersion, Folder
-from plumbline.viewer import repository as lock_repository
+from plumbline.viewer.service import locks
 
 READ_URL_TTL = timedelta(hours=1)
 
@@ -70,7 +70,7 @@ async def project_folder(db: AsyncSession, project_id: str, folder_id: str) -> F
 
 
 async def _refuse_locked(db: AsyncSession, ctx: ProjectContext, version_ids: Sequence[str]) -> None:
-    lock = await lock_repository.lock_held_by_other(db, version_ids, ctx.user_id, clock.now())
+    lock = await locks.held_by_other(db, version_ids, ctx.user_id)
     if lock is not None:
         raise FileLocked(
             fileVersionId=lock.file_version_id,

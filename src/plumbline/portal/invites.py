@@ -1,10 +1,10 @@
 from plumbline.auth.deps import CurrentUserUnverified
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
+from plumbline.member.invite_tokens import invite_tokens
 from plumbline.openapi import errors
 from plumbline.portal.auth import EmailInviteToken, InviteLinkToken
 from plumbline.portal.invite_schemas import EmailInvitePreview, InviteAccepted, InvitePreview
-from plumbline.portal.invite_service import invite_tokens
 from plumbline.routing import make_router
 
 router = make_router(tags=["invites"])

@@ -280,6 +280,12 @@ class ProjectService:
             for (_, user_id, name, email, role, project_role, is_external) in rows
         ], headers
 
+    async def team_size(self, db: AsyncSession, ctx: ProjectContext) -> int:
+        """How many see the project: those named on it and unrestricted internal members."""
+        return await repository.count_team(
+            db, workspace_id=ctx.project.workspace_id, project_id=ctx.project.id
+        )
+
     async def remove_member(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> None:
         """Remove a user's named access; internal members without restrictions keep seeing it."""
         member_id, project_role = found(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -14,6 +14,7 @@ from plumbline.authz.files import VersionAccess, require
 from plumbline.authz.permissions import Permission
 from plumbline.db import UnitOfWork
 from plumbline.kit import clock, ratelimit
+from plumbline.models import FileLock
 from plumbline.viewer import repository
 from plumbline.viewer.collab import Viewer, hub
 from plumbline.viewer.errors import LockHeld, RevisionConflict
@@ -101,12 +102,18 @@ class LockService:
                 )
             )
 
+    async def held_by_other(
+        self, db: AsyncSession, version_ids: Sequence[str], user_id: str | None
+    ) -> FileLock | None:
+        """A live lock on one of the versions held by someone other than ``user_id``: writes
+        to a version (markups here, renames and deletes in the file module) wait for it."""
+        return await repository.lock_held_by_other(db, version_ids, user_id, clock.now())
+
     async def ensure_not_locked_by_other(
         self, db: AsyncSession, file_version_id: str, user_id: str | None
     ) -> None:
-        """409 LOCKED when someone other than ``user_id`` holds a live lock on the version
-        (for writes to a version: markups here, deletes in the file module)."""
-        lock = await repository.lock_held_by_other(db, [file_version_id], user_id, clock.now())
+        """409 LOCKED when someone other than ``user_id`` holds a live lock on the version."""
+        lock = await self.held_by_other(db, [file_version_id], user_id)
         if lock is not None:
             raise LockHeld(lockedBy=lock.locked_by, expiresAt=clock.iso(lock.expires_at))
 
