@@ -1,5 +1,7 @@
-"""The one error tree, and the handlers that render it as ``{"error", "code", "details"?}``
-(an unexpected exception becomes ``Internal`` in ``kit.middleware.RequestContextMiddleware``)."""
+"""The one error tree, and the handlers that render it as ``{"error", "code", "details"?}``.
+
+An unexpected exception becomes ``Internal`` in ``kit.middleware.RequestContextMiddleware``.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The served OpenAPI 3.1.0 description: no 422s, every error response declared, links from
-each project record's create to the routes of the record it made."""
+"""The served OpenAPI 3.1.0 description, and ``errors()`` for a route's own error responses.
+
+No 422s, every error response declared, links from each project record's create to the routes
+of the record it made.
+"""
 
 import re
 from collections.abc import Mapping

@@ -45,7 +45,7 @@ def _values(key: ApiKey) -> tuple[Any, ...]:
 
 
 def new_secret() -> str:
-    # 30 random bytes are 40 URL-safe characters.
+    """A key's secret: the prefix and 30 random bytes (40 URL-safe characters)."""
     return KEY_PREFIX + secrets.token_urlsafe(30)
 
 

@@ -60,6 +60,7 @@ def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
 
 
 def created(values: dict[str, Any]) -> dict[str, list[Any]]:
+    """``{field: [None, new]}`` for a new entity's set fields (unset ones are left out)."""
     return {key: [None, _plain(value)] for key, value in values.items() if value is not None}
 
 
@@ -132,6 +133,7 @@ class AuditService:
     async def recent(
         self, db: AsyncSession, *, project_id: str, limit: int = 20
     ) -> list[dict[str, Any]]:
+        """The project's latest entries, newest first (the dashboard's activity feed)."""
         rows = await repository.recent(db, project_id=project_id, limit=limit)
         return [entry_dict(row) for row in rows]
 

@@ -1,5 +1,4 @@
-"""``/api/payments``: checkout and portal sessions, the processor's webhook, and the local
-processor's own pages."""
+"""``/api/payments``: checkout, portal, the processor's webhook and the local processor's pages."""
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse

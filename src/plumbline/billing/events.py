@@ -1,10 +1,11 @@
-"""How each processor event moves a workspace's plan and subscription status
-(docs/billing.md has the table).
+"""How each processor event moves a workspace's plan and subscription status.
 
-Every handler finds the workspace the event names (the ``workspace_id`` metadata the checkout
-put on the session and the subscription, else the subscription or customer id recorded on the
-workspace), skips events older than the last one applied to it (processors do not promise
-order), and answers what became of the event: ``applied`` or ``ignored``."""
+docs/billing.md has the table. Every handler finds the workspace the event names (the
+``workspace_id`` metadata the checkout put on the session and the subscription, else the
+subscription or customer id recorded on the workspace), skips events older than the last one
+applied to it (processors do not promise order), and answers what became of the event:
+``applied`` or ``ignored``.
+"""
 
 from __future__ import annotations
 

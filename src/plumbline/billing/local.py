@@ -1,6 +1,9 @@
-"""The local processor's pages: a checkout page whose "Pay" button, and a portal page whose
-"Cancel subscription" button, make the app send its own webhook a correctly signed event over
-HTTP (in-process), verified on the same path as the processor's."""
+"""The local processor's checkout and portal pages.
+
+The checkout page's "Pay" button and the portal page's "Cancel subscription" button make the
+app send its own webhook a correctly signed event over HTTP (in-process), verified on the same
+path as the processor's.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Signed, expiring tokens naming the local processor's checkout and portal sessions (the
-token is the credential, as a Stripe checkout URL is)."""
+"""Signed, expiring tokens naming the local processor's checkout and portal sessions.
+
+The token is the credential, as a Stripe checkout URL is.
+"""
 
 from __future__ import annotations
 

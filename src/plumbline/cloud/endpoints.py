@@ -1,3 +1,5 @@
+"""``/cloud/*``: a user's connections, the OAuth round trip, browse, open-link and import."""
+
 from typing import Annotated
 
 from fastapi import Query

@@ -1,5 +1,8 @@
-"""The connectors' small rules: where a callback may send the user, what a provider's file
-may be called here, the browse cursor, the token columns."""
+"""The connectors' small rules: callback targets, file names, the browse cursor, tokens.
+
+Where a callback may send the user, what a provider's file may be called here, the browse
+cursor, the token columns.
+"""
 
 from __future__ import annotations
 

@@ -72,6 +72,7 @@ ENTITY = "cloud_connection"
 
 class CloudService:
     def provider(self, name: ProviderName) -> tuple[Provider, Endpoints]:
+        """The provider and its endpoints (503 NOT_CONFIGURED without a client on this server)."""
         provider = PROVIDERS[name]
         endpoints = provider.endpoints()
         if endpoints is None:
@@ -93,6 +94,7 @@ class CloudService:
         )
 
     async def connections(self, db: AsyncSession, principal: Principal) -> list[dict[str, Any]]:
+        """The caller's own connections, never their tokens (402 without a connectors plan)."""
         user = principal.require_user()
         await self.require_plan(db, user.id)
         return [
@@ -272,6 +274,7 @@ class CloudService:
     async def open_link(
         self, uow: UnitOfWork, principal: Principal, name: ProviderName, item_id: str
     ) -> dict[str, str]:
+        """A link that opens the item at the provider, through the caller's own connection."""
         async with self.connected(uow, principal, name) as (provider, http):
             return {"url": await provider.link(http, item_id)}
 

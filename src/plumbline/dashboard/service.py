@@ -59,6 +59,7 @@ def _section(
 
 class DashboardService:
     async def project_dashboard(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        """The project at a glance for internal members (403 to externals); off modules are null."""
         if ctx.is_external:
             raise Forbidden("The project dashboard is for workspace members")
         project = ctx.project

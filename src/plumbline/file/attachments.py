@@ -1,11 +1,13 @@
-"""Photos and documents attached to records (issue and punch reference photos, RFI
-attachments, inspection runs...), uploaded with the same presign / PUT / complete sequence as
-files and counted against the workspace's storage.
+"""Photos and documents attached to records, uploaded and counted as files are.
+
+Issue and punch reference photos, RFI attachments, inspection runs... use the same presign /
+PUT / complete sequence as files and count against the workspace's storage.
 
 The calling domain authorises its own route (e.g. "may edit this RFI") and passes its limits;
 this service checks type, size, count and quota, records the attachment and lists them.
 ``presign``/``complete`` take a ProjectContext; ``presign_as``/``complete_as`` take plain ids
-for callers without one (the occupant portal, with ``actor_user_id=None``)."""
+for callers without one (the occupant portal, with ``actor_user_id=None``).
+"""
 
 from __future__ import annotations
 

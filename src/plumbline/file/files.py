@@ -129,6 +129,8 @@ class FileService:
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str, body: FileUpdate
     ) -> dict[str, Any]:
+        """Rename and tag: the uploader or FILES_MANAGE; move: FILES_MANAGE. A name keeps an
+        accepted extension and stays unique in its folder."""
         file = await self._file(db, ctx, file_id)
         before = {"name": file.name, "folderId": file.folder_id, "disciplines": file.disciplines}
         moving = "folder_id" in body.model_fields_set and body.folder_id != file.folder_id
@@ -211,9 +213,11 @@ class FileService:
     async def open_in_project(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str
     ) -> dict[str, Any]:
+        """Open a file of the project: its latest version, and the file marked as opened now."""
         return await self._open(db, await self._file(db, ctx, file_id))
 
     async def open(self, db: AsyncSession, file: File) -> dict[str, Any]:
+        """Open a file the caller may read: its latest version, the file marked as opened."""
         return await self._open(db, file)
 
     async def _version(self, db: AsyncSession, file: File, version: int | None) -> FileVersion:
@@ -222,6 +226,7 @@ class FileService:
     async def presign_read(
         self, db: AsyncSession, file: File, version: int | None
     ) -> dict[str, Any]:
+        """A read URL for a version (the latest by default), valid for ``READ_URL_TTL``."""
         stored = await self._version(db, file, version)
         url = await get_storage().presign_get(
             stored.storage_key,
@@ -238,6 +243,7 @@ class FileService:
         file: File,
         version: int | None,
     ) -> Response:
+        """A version's bytes with ETag and Range support (404 when the stored object is gone)."""
         stored = await self._version(db, file, version)
         storage = get_storage()
         size = found(await storage.head(stored.storage_key), "The stored object is missing")
@@ -252,6 +258,7 @@ class FileService:
         )
 
     async def resolved_revision(self, db: AsyncSession, file: File) -> dict[str, Any]:
+        """The file's latest live version and all its live versions, newest first."""
         versions = await repository.live_versions(db, file.id)
         if not versions:
             raise NotFound("File has no versions")

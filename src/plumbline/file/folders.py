@@ -103,6 +103,7 @@ class FolderService:
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, body: FolderCreate
     ) -> dict[str, Any]:
+        """A folder under an existing parent; sibling names are unique regardless of case."""
         if body.parent_id is not None:
             await project_folder(db, ctx.project.id, body.parent_id)
         if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
@@ -120,6 +121,7 @@ class FolderService:
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, folder_id: str, body: FolderUpdate
     ) -> dict[str, Any]:
+        """Rename: the folder's creator or FILES_MANAGE; move: FILES_MANAGE, never under itself."""
         folder = await project_folder(db, ctx.project.id, folder_id)
         before = {"name": folder.name, "parentId": folder.parent_id}
         moving = "parent_id" in body.model_fields_set and body.parent_id != folder.parent_id
@@ -191,6 +193,7 @@ class FolderService:
     async def apply_structure(
         self, db: AsyncSession, ctx: ProjectContext, body: ApplyStructure
     ) -> dict[str, Any]:
+        """Create a standard tree, keeping folders that already exist by name; FILES_MANAGE."""
         if body.parent_id is not None:
             await project_folder(db, ctx.project.id, body.parent_id)
         by_parent: dict[tuple[str | None, str], str] = {

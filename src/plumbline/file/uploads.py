@@ -67,6 +67,7 @@ def quota_check(workspace: Workspace, size: int) -> None:
 
 
 def size_check(size: int, max_bytes: int) -> None:
+    """An upload has bytes (400) and no more than ``max_bytes`` (413)."""
     if size <= 0:
         raise InvalidField("sizeBytes", "must be > 0", error="The file is empty")
     if size > max_bytes:
@@ -165,6 +166,7 @@ async def verify_and_count(
 
 
 def finish(upload: Upload, result: dict[str, Any]) -> dict[str, Any]:
+    """Keep the answer on the upload, so completing it again answers the same."""
     upload.status = COMPLETED
     upload.result = result
     upload.completed_at = clock.now()
@@ -172,6 +174,7 @@ def finish(upload: Upload, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def same_caller(upload: Upload, principal: Principal) -> bool:
+    """Only the key, or the user without a key, that presigned an upload may complete it."""
     if principal.api_key is not None:
         return upload.created_key_id == principal.api_key.id
     return upload.created_key_id is None and upload.created_by == principal.user_id
@@ -248,6 +251,8 @@ class UploadService:
     async def presign(
         self, db: AsyncSession, principal: Principal, body: PresignUpload
     ) -> dict[str, Any]:
+        """Presign one upload of an accepted type and size into the project (a new file, or a new
+        version of ``fileId``)."""
         ctx = await named_project_access(db, principal, body.project_id, Permission.FILES_UPLOAD)
         name = clean_name(body.file_name)
         if not name:
@@ -287,6 +292,7 @@ class UploadService:
     async def complete(
         self, db: AsyncSession, principal: Principal, body: CompleteUpload
     ) -> dict[str, Any]:
+        """Complete the caller's upload once (repeats answer the same); refusals record nothing."""
         upload = await upload_repository.get_upload(db, body.upload_id, "file")
         if upload is None or upload.project_id is None or not same_caller(upload, principal):
             raise NotFound("Upload not found")

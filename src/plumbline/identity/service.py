@@ -86,6 +86,7 @@ def session_json(session: Any) -> dict[str, Any]:
 
 
 def check_password(password: str, field_name: str) -> None:
+    """10 to 128 characters with a lower case and an upper case letter, a digit and a symbol."""
     ok = (
         10 <= len(password) <= 128
         and re.search(r"[a-z]", password)
@@ -180,6 +181,7 @@ class IdentityService:
         )
 
     async def sign_out(self, db: AsyncSession, request: Request, cookie: str | None) -> None:
+        """End the session the cookie names, if any (signing out twice is fine)."""
         found = await session_from_cookie(db, request, cookie)
         if found is not None:
             await db.delete(found[0])
@@ -187,6 +189,7 @@ class IdentityService:
     async def get_session(
         self, db: AsyncSession, request: Request, cookie: str | None
     ) -> dict[str, Any] | None:
+        """The cookie's live session and its user, or None."""
         found = await session_from_cookie(db, request, cookie)
         if found is None:
             return None
@@ -294,6 +297,7 @@ class IdentityService:
     async def update_user(
         self, db: AsyncSession, principal: Principal, body: schemas.UpdateUser
     ) -> None:
+        """Change the caller's name or image; a change is audited."""
         user = principal.require_user()
         given = body.model_fields_set
         before = {"name": user.name, "image": user.image}
@@ -307,6 +311,7 @@ class IdentityService:
             await audit_as(db, principal, ("user", user.id), "user.updated", changes)
 
     async def list_sessions(self, db: AsyncSession, principal: Principal) -> list[dict[str, Any]]:
+        """The caller's live sessions (their ids, never their tokens)."""
         user = principal.require_user()
         return [session_json(row) for row in await repo.live_sessions(db, user.id, clock.now())]
 
@@ -324,6 +329,7 @@ class IdentityService:
     async def revoke_sessions(
         self, db: AsyncSession, principal: Principal, *, keep_current: bool
     ) -> None:
+        """End every other session of the caller, and the current one unless kept; audited."""
         user = principal.require_user()
         current = principal.session
         await repo.delete_sessions(db, user.id, keep=current.id if current else None)
@@ -338,6 +344,7 @@ class IdentityService:
         )
 
     async def me(self, db: AsyncSession, principal: Principal) -> dict[str, Any]:
+        """The caller and the workspaces they belong to, with their role in each."""
         user = principal.require_user()
         workspaces = await repo.member_workspaces(db, user.id)
         return {

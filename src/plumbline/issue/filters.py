@@ -1,5 +1,8 @@
-"""List and export filters: ``status``, ``priority``, ``issueKind`` (comma-separated values),
-``assigneeId``, ``q`` (title/description, case-insensitive) and ``updatedSince``."""
+"""The issue list and export filters.
+
+``status``, ``priority``, ``issueKind`` (comma-separated values), ``assigneeId``, ``q``
+(title/description, case-insensitive) and ``updatedSince``.
+"""
 
 from __future__ import annotations
 

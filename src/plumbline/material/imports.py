@@ -1,5 +1,7 @@
-"""Parsing a materials CSV: a header row naming the columns (any order, any case; unknown
-columns such as an export's ``id`` ignored), then one material a row."""
+"""Parsing a materials CSV: a header row naming the columns, then one material a row.
+
+Columns in any order and any case; unknown columns (such as an export's ``id``) are ignored.
+"""
 
 from __future__ import annotations
 

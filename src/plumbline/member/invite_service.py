@@ -138,6 +138,7 @@ class InviteService:
         return invite_dict(invite, token)
 
     async def revoke_link(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
+        """Revoke a link invite of the workspace (404 for another workspace's)."""
         invite = found(await repository.invite(db, ctx.workspace.id, invite_id), "Invite not found")
         await _revoke(db, ctx, invite, "invite")
 
@@ -291,6 +292,7 @@ class InviteService:
         return email_invite_dict(invite)
 
     async def revoke_email(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
+        """Revoke a pending e-mail invite (409 once accepted or revoked)."""
         invite = await self._pending(db, ctx, invite_id)
         await _revoke(db, ctx, invite, "email_invite")
 

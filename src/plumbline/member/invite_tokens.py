@@ -71,6 +71,7 @@ class InviteTokenService:
         return invite, workspace
 
     def preview_link(self, principal: Principal) -> dict[str, Any]:
+        """What a link invite offers: the workspace and the role."""
         invite, workspace = principal.require_token().rows
         return {
             "workspaceName": workspace.name,
@@ -102,6 +103,7 @@ class InviteTokenService:
         )
 
     def preview_email(self, principal: Principal) -> dict[str, Any]:
+        """What an e-mail invite offers: the workspace, the role, the address and the kind."""
         invite, workspace = principal.require_token().rows
         return {
             "workspaceName": workspace.name,

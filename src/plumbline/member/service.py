@@ -70,6 +70,7 @@ class MemberService:
         return [member_dict(row, named) for row in rows], headers
 
     async def read(self, db: AsyncSession, workspace_id: str, user_id: str) -> dict[str, Any]:
+        """One member of the workspace with the projects they are named on (404 otherwise)."""
         row = found(await repository.member_row(db, workspace_id, user_id), "Member not found")
         named = await repository.project_ids_by_user(db, workspace_id, [user_id])
         return member_dict(row, named)
@@ -156,6 +157,7 @@ class MemberService:
     async def change_role(
         self, db: AsyncSession, ctx: WorkspaceContext, user_id: str, role: str
     ) -> dict[str, Any]:
+        """Only roles the caller may grant; externals stay MEMBER; a super admin always remains."""
         target = await self._target(db, ctx, user_id)
         require_can_grant(ctx, target.role, role)
         if target.is_external and role != Role.MEMBER.value:

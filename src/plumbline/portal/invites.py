@@ -1,3 +1,5 @@
+"""``/invites/{token}`` and ``/email-invites/{token}``: preview and accept an invite."""
+
 from plumbline.auth.deps import CurrentUserUnverified
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse

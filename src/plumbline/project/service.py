@@ -139,6 +139,7 @@ class ProjectService:
     async def create(
         self, db: AsyncSession, ctx: WorkspaceContext, data: ProjectCreate
     ) -> dict[str, Any]:
+        """A project (the plan must include records); a restricted creator is named on it."""
         require_feature(ctx.workspace, Feature.RECORDS, write=True)
         _check_dates(data.start_date, data.end_date)
         now = clock.now()
@@ -185,11 +186,13 @@ class ProjectService:
         return project_dict(project)
 
     def read(self, ctx: ProjectContext) -> dict[str, Any]:
+        """The project the caller may see."""
         return project_dict(ctx.project)
 
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, data: ProjectUpdate
     ) -> dict[str, Any]:
+        """Edit the project (no nulls in required fields, end not before start); audited."""
         sent = data.model_dump(exclude_unset=True)
         _reject_nulls(sent, _NOT_NULL)
         require_feature(ctx.workspace, Feature.RECORDS, write=True)
@@ -215,6 +218,7 @@ class ProjectService:
         await audit_stamp(db, ctx, ("project", project.id), "project.deleted", "deletedAt", now)
 
     def session(self, ctx: ProjectContext) -> dict[str, Any]:
+        """What the caller may do here: role, permissions, modules, visibility and plan."""
         project = ctx.project
         return {
             "projectId": project.id,
@@ -229,6 +233,7 @@ class ProjectService:
         }
 
     def settings(self, ctx: ProjectContext) -> dict[str, Any]:
+        """The project's modules, client visibility and operations mode."""
         project = ctx.project
         return {
             "projectId": project.id,
@@ -240,6 +245,7 @@ class ProjectService:
     async def update_settings(
         self, db: AsyncSession, ctx: ProjectContext, data: ProjectSettingsUpdate
     ) -> dict[str, Any]:
+        """Merge the sent modules and visibility switches into the project's; audited."""
         sent = data.model_dump(exclude_unset=True)
         _reject_nulls(sent, ("modules", "client_visibility", "operations_mode"))
         require_feature(ctx.workspace, Feature.RECORDS, write=True)

@@ -89,11 +89,13 @@ def _unique(values: Iterable[str]) -> list[str]:
 
 class PunchService:
     def visibility(self, ctx: ProjectContext) -> Visibility:
+        """Clients see punch items only where the project shares them (``showPunch``)."""
         return Visibility.of(ctx, "showPunch")
 
     async def list_items(
         self, db: AsyncSession, ctx: ProjectContext, filters: PunchFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The items the caller may see, with assignees and photos (clients: 403 if not shared)."""
         vis = self.visibility(ctx).collection(PunchHiddenFromClients)
         query = page.apply(repo.filtered(vis, filters), PunchItem.id)
         found, headers = page.finish(await repo.rows(db, query))
@@ -119,6 +121,7 @@ class PunchService:
         )
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> dict[str, Any]:
+        """One item the caller may see (404 otherwise)."""
         return await self._read(db, await self._load(db, ctx, punch_id))
 
     async def _check_assignees(
@@ -155,6 +158,7 @@ class PunchService:
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, data: PunchCreate
     ) -> dict[str, Any]:
+        """A new OPEN item numbered in the project; an external's own item is assigned to them."""
         db = uow.session
         self.visibility(ctx).collection(PunchHiddenFromClients)
         assignee_ids = _unique(data.assignee_ids or [])
@@ -222,6 +226,7 @@ class PunchService:
     async def update(
         self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, data: PunchUpdate
     ) -> dict[str, Any]:
+        """Edits and status steps of the workflow (closing and reopening by MANAGER and above)."""
         db = uow.session
         item = await self._load(db, ctx, punch_id)
         given = data.model_fields_set
@@ -278,6 +283,7 @@ class PunchService:
         return results
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> None:
+        """Soft delete; members delete only the items they created."""
         item = await self._load(db, ctx, punch_id)
         await soft_delete(
             db,
@@ -305,6 +311,7 @@ class PunchService:
     async def delete_photo(
         self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, photo_id: str
     ) -> None:
+        """Remove a reference photo of an item the caller may see."""
         await PHOTOS.delete(uow, ctx, await self._load(uow.session, ctx, punch_id), photo_id)
 
     def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[bytes]:

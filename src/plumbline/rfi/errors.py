@@ -1,3 +1,5 @@
+"""Refusals of the RFI workflow and visibility rules."""
+
 from typing import Any
 
 from plumbline.errors import Conflict, Forbidden, InvalidTransition, NotFound

@@ -40,6 +40,7 @@ class RfiMessageService:
     async def list_messages(
         self, db: AsyncSession, ctx: ProjectContext, rfi_id: str, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The thread of an RFI the caller may see, the official response marked."""
         rfi = await visible_rfi(db, ctx, rfi_id)
         official = (rfi.official_response or {}).get("messageId")
         rows, headers = page.finish(await rfi_repository.message_rows(db, rfi.id, page))

@@ -94,6 +94,7 @@ class RfiService:
     async def list_rfis(
         self, db: AsyncSession, ctx: ProjectContext, filters: RfiFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The RFIs the caller may see with their responders and attachments."""
         rows, headers = page.finish(
             await rfi_repository.list_rows(db, self.collection_viewer(ctx), filters, page)
         )
@@ -103,6 +104,7 @@ class RfiService:
         return [rfi_dict(row._mapping, assignees[row.id], files[row.id]) for row in rows], headers
 
     async def read(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> dict[str, Any]:
+        """One RFI the caller may see (404 otherwise)."""
         rfi = await visible_rfi(db, ctx, rfi_id)
         return await self._view(db, rfi)
 
@@ -117,6 +119,7 @@ class RfiService:
     # ---- create, update, delete --------------------------------------------------------------
 
     async def create(self, uow: UnitOfWork, ctx: ProjectContext, body: RfiCreate) -> dict[str, Any]:
+        """A new OPEN RFI by an internal member, managed by its creator unless named."""
         db = uow.session
         if ctx.is_external:
             raise Forbidden("External collaborators cannot create RFIs")
@@ -140,6 +143,7 @@ class RfiService:
     async def update(
         self, uow: UnitOfWork, ctx: ProjectContext, rfi_id: str, body: RfiUpdate
     ) -> dict[str, Any]:
+        """Edits and workflow steps (``rfi.workflow``); a CLOSED RFI changes only by reopening."""
         db = uow.session
         refused = body.refused_nulls()
         if refused:
@@ -281,6 +285,7 @@ class RfiService:
         return diff(before, FIELDS.audited(rfi, STEP_FIELDS))
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> None:
+        """Soft delete; members delete only the RFIs they created."""
         rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
         await soft_delete(
             db,

@@ -83,6 +83,7 @@ def _dependencies_text(dependencies: list[dict[str, Any]]) -> str:
 
 class ScheduleService:
     async def get(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        """The project's schedule: its tasks, version and last update (version 0 before any)."""
         rows = await repo.read(db, ctx.project.id)
         if not rows:
             return {"tasks": [], "version": 0, "updatedAt": None}

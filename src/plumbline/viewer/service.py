@@ -120,6 +120,7 @@ class LockService:
 
 class ViewerStateService:
     async def read(self, db: AsyncSession, access: VersionAccess) -> dict[str, Any]:
+        """The version's saved viewer state and its revision (0 before any save)."""
         found = await repository.get_state(db, access.version.id)
         state, revision = found if found is not None else ({}, 0)
         return {"viewerState": state, "revision": revision}
@@ -159,6 +160,7 @@ class ViewerStateService:
 
 
 def viewer_of(principal: Principal) -> Viewer:
+    """The caller as a co-viewer; a user who hides their presence stays out of ``members``."""
     user = principal.require_user()
     return Viewer(user_id=user.id, name=user.name, hidden=user.presence_hidden)
 
@@ -181,12 +183,15 @@ class CollabService:
     async def heartbeat(
         self, access: VersionAccess, connection_id: str, page_index: int | None
     ) -> None:
+        """Keep the caller's own connection in the room (swept after 75 s without one)."""
         await hub.heartbeat(access.version.id, connection_id, access.user_id, page_index)
 
     async def leave(self, access: VersionAccess, connection_id: str) -> None:
+        """Take the caller's own connection out of the room (404 for another's)."""
         await hub.leave(access.version.id, connection_id, access.user_id)
 
     async def end_session(self, access: VersionAccess) -> None:
+        """The host ends co-viewing for everyone (403 to anyone else)."""
         await hub.end_session(access.version.id, access.user_id)
 
 
