@@ -39,7 +39,8 @@ Responses = dict[int | str, dict[str, Any]]
 def errors(*statuses: int, texts: Mapping[int, str] | None = None) -> Responses:
     """A route's own error responses (``responses=``), each an ``ErrorBody``: the statuses
     listed, or all that ``texts`` describes when none is; one ``texts`` leaves out is
-    described by its HTTP reason phrase (FastAPI's default)."""
+    described by its HTTP reason phrase (FastAPI's default). A domain with its own wording
+    binds it once: ``errors = partial(openapi.errors, texts=DESCRIPTIONS)`` (files, cloud)."""
     texts = texts or {}
     return {
         status: {"model": ErrorBody, "description": texts[status]}

@@ -1,10 +1,12 @@
 """``/cloud/*``: a user's connections, the OAuth round trip, browse, open-link and import."""
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import Query
 from fastapi.responses import RedirectResponse
 
+from plumbline import openapi
 from plumbline.auth.deps import CurrentUser
 from plumbline.cloud.providers import ProviderName
 from plumbline.cloud.schemas import (
@@ -20,7 +22,7 @@ from plumbline.db import DB, UoW
 from plumbline.file.schemas import UploadResult
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.openapi import Responses, errors
+from plumbline.openapi import Responses
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/cloud", tags=["cloud"])
@@ -35,6 +37,7 @@ DESCRIPTIONS = {
     503: "NOT_CONFIGURED: the provider is not configured on this server",
 }
 NEXT_CURSOR = "X-Next-Cursor"
+errors = partial(openapi.errors, texts=DESCRIPTIONS)
 
 
 REDIRECT: Responses = {
@@ -46,9 +49,7 @@ State = Annotated[str, Query(min_length=1, max_length=2000)]
 ProviderError = Annotated[str | None, Query(alias="error", max_length=200)]
 
 
-@router.get(
-    "/connections", response_model=list[ConnectionRead], responses=errors(402, texts=DESCRIPTIONS)
-)
+@router.get("/connections", response_model=list[ConnectionRead], responses=errors(402))
 @read_only
 async def list_connections(principal: CurrentUser, db: DB) -> ORJSONResponse:
     """The caller's cloud-storage connections (never their tokens)."""
@@ -59,7 +60,7 @@ async def list_connections(principal: CurrentUser, db: DB) -> ORJSONResponse:
     "/{provider}/authorize",
     status_code=302,
     response_class=RedirectResponse,
-    responses={**REDIRECT, **errors(402, 503, texts=DESCRIPTIONS)},
+    responses={**REDIRECT, **errors(402, 503)},
 )
 async def authorize(
     provider: ProviderName, principal: CurrentUser, db: DB, return_to: ReturnTo = "/"
@@ -73,7 +74,7 @@ async def authorize(
     "/{provider}/callback",
     status_code=302,
     response_class=RedirectResponse,
-    responses={**REDIRECT, **errors(502, 503, texts=DESCRIPTIONS)},
+    responses={**REDIRECT, **errors(502, 503)},
 )
 async def callback(
     provider: ProviderName,
@@ -90,7 +91,7 @@ async def callback(
     return RedirectResponse(return_to, status_code=302)
 
 
-@router.delete("/{provider}", response_model=Ok, responses=errors(404, 503, texts=DESCRIPTIONS))
+@router.delete("/{provider}", response_model=Ok, responses=errors(404, 503))
 async def disconnect(provider: ProviderName, principal: CurrentUser, uow: UoW) -> ORJSONResponse:
     """Disconnect: revoke the grant at the provider and forget the tokens."""
     await cloud_service.disconnect(uow, principal, provider)
@@ -105,7 +106,7 @@ async def disconnect(provider: ProviderName, principal: CurrentUser, uow: UoW) -
             "description": "One page of the folder; X-Next-Cursor names the next when there is one",
             "headers": {NEXT_CURSOR: {"schema": {"type": "string"}}},
         },
-        **errors(402, 404, 409, 502, 503, texts=DESCRIPTIONS),
+        **errors(402, 404, 409, 502, 503),
     },
 )
 async def browse(
@@ -119,7 +120,7 @@ async def browse(
 @router.post(
     "/{provider}/open-link",
     response_model=LinkRead,
-    responses=errors(402, 404, 409, 502, 503, texts=DESCRIPTIONS),
+    responses=errors(402, 404, 409, 502, 503),
 )
 async def open_link(
     provider: ProviderName, principal: CurrentUser, uow: UoW, body: OpenLink
@@ -131,7 +132,7 @@ async def open_link(
 @router.post(
     "/{provider}/import",
     response_model=UploadResult,
-    responses=errors(402, 404, 409, 413, 415, 502, 503, texts=DESCRIPTIONS),
+    responses=errors(402, 404, 409, 413, 415, 502, 503),
 )
 async def import_item(
     provider: ProviderName, principal: CurrentUser, uow: UoW, body: ImportItem

@@ -2,9 +2,9 @@
 
 from functools import partial
 
-from plumbline.openapi import errors as described_errors
+from plumbline import openapi
 
-# The files routes' own wording of their error responses in the OpenAPI.
+# The files routes' wording of their error responses in the OpenAPI.
 DESCRIPTIONS = {
     402: "Plan required or storage quota exceeded",
     403: "Forbidden",
@@ -16,5 +16,4 @@ DESCRIPTIONS = {
     416: "Requested range not satisfiable",
 }
 BINARY = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
-# Kept only for ``om/inspections/endpoints.py`` until it calls ``plumbline.openapi.errors`` itself.
-errors = partial(described_errors, texts=DESCRIPTIONS)
+errors = partial(openapi.errors, texts=DESCRIPTIONS)

@@ -9,11 +9,10 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.workspace import WorkspaceContext, workspace_access
 from plumbline.db import DB, UoW
 from plumbline.file.branding import branding as branding_service
-from plumbline.file.endpoints import DESCRIPTIONS
+from plumbline.file.endpoints import errors
 from plumbline.file.schemas import LogoRead
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.openapi import errors
 from plumbline.routing import make_router
 
 router = make_router(tags=["workspaces"])
@@ -28,7 +27,7 @@ IMAGE = {"schema": {"type": "string", "format": "binary"}}
 @router.put(
     "/workspaces/{workspaceId}/logo",
     response_model=LogoRead,
-    responses=errors(413, 415, texts=DESCRIPTIONS),
+    responses=errors(413, 415),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -54,7 +53,7 @@ async def remove_logo(ctx: CanBrandWorkspace, uow: UoW) -> ORJSONResponse:
     responses={
         200: {"content": {"image/png": IMAGE, "image/jpeg": IMAGE, "image/webp": IMAGE}},
         304: {"description": "Not modified"},
-        **errors(416, texts=DESCRIPTIONS),
+        **errors(416),
     },
 )
 async def public_logo(workspaceId: str, request: Request, db: DB) -> Response:

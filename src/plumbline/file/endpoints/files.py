@@ -12,13 +12,12 @@ from plumbline.file.auth import (
     CanReadFile,
     CanReadFiles,
 )
-from plumbline.file.endpoints import BINARY, DESCRIPTIONS
+from plumbline.file.endpoints import BINARY, errors
 from plumbline.file.files import files as file_service
 from plumbline.file.schemas import FileRead, FileUpdate, OpenedFile, ReadUrl, ResolvedRevision
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok, VersionNumber
-from plumbline.openapi import errors
 from plumbline.routing import make_router
 
 router = make_router(tags=["files"])
@@ -44,7 +43,7 @@ async def list_files(
 @router.patch(
     "/projects/{projectId}/files/{fileId}",
     response_model=FileRead,
-    responses=errors(409, texts=DESCRIPTIONS),
+    responses=errors(409),
 )
 async def update_file(
     fileId: str, body: FileUpdate, ctx: CanEditProjectFile, db: DB
@@ -56,7 +55,7 @@ async def update_file(
 @router.delete(
     "/projects/{projectId}/files/{fileId}",
     response_model=Ok,
-    responses=errors(409, texts=DESCRIPTIONS),
+    responses=errors(409),
 )
 async def delete_file(
     fileId: str, ctx: CanDeleteProjectFile, uow: UoW, version: Version = None
@@ -91,7 +90,7 @@ async def presign_read(access: CanReadFile, db: DB, version: Version = None) -> 
         200: {"content": BINARY, "description": "The version's bytes"},
         206: {"content": BINARY, "description": "The requested byte range"},
         304: {"description": "Not modified (If-None-Match)"},
-        **errors(416, texts=DESCRIPTIONS),
+        **errors(416),
     },
 )
 async def file_content(

@@ -6,7 +6,7 @@ from fastapi import Query
 
 from plumbline.db import DB, UoW
 from plumbline.file.auth import CanManageFiles, CanReadFiles, CanUploadFiles
-from plumbline.file.endpoints import DESCRIPTIONS
+from plumbline.file.endpoints import errors
 from plumbline.file.folders import folders as folder_service
 from plumbline.file.schemas import (
     ApplyStructure,
@@ -18,7 +18,6 @@ from plumbline.file.schemas import (
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.openapi import errors
 from plumbline.routing import make_router
 
 router = make_router(tags=["files"])
@@ -41,7 +40,7 @@ async def list_folders(
 @router.post(
     "/projects/{projectId}/folders",
     response_model=FolderRead,
-    responses=errors(409, texts=DESCRIPTIONS),
+    responses=errors(409),
 )
 async def create_folder(body: FolderCreate, ctx: CanUploadFiles, db: DB) -> ORJSONResponse:
     """Create a folder, at the root or inside parentId."""
@@ -57,7 +56,7 @@ async def apply_structure(body: ApplyStructure, ctx: CanManageFiles, db: DB) -> 
 @router.patch(
     "/projects/{projectId}/folders/{folderId}",
     response_model=FolderRead,
-    responses=errors(409, texts=DESCRIPTIONS),
+    responses=errors(409),
 )
 async def update_folder(
     folderId: str, body: FolderUpdate, ctx: CanUploadFiles, db: DB
@@ -69,7 +68,7 @@ async def update_folder(
 @router.delete(
     "/projects/{projectId}/folders/{folderId}",
     response_model=Ok,
-    responses=errors(409, texts=DESCRIPTIONS),
+    responses=errors(409),
 )
 async def delete_folder(
     folderId: str,

@@ -10,13 +10,12 @@ from starlette.requests import ClientDisconnect
 
 from plumbline.auth.deps import Public
 from plumbline.errors import BadRequest, Conflict, PayloadTooLarge, found
-from plumbline.file.endpoints import BINARY, DESCRIPTIONS
+from plumbline.file.endpoints import BINARY, errors
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.kit.storage import LocalStorage, local_storage
 from plumbline.kit.storage.http import object_response
 from plumbline.kit.storage.local import GET, PUT, read_token
-from plumbline.openapi import errors
 from plumbline.routing import make_router
 
 router = make_router(tags=["storage"], dependencies=[Public])
@@ -66,7 +65,7 @@ async def upload_object(token: str, request: Request) -> ORJSONResponse:
         200: {"content": BINARY, "description": "The object's bytes"},
         206: {"content": BINARY, "description": "The requested byte range"},
         304: {"description": "Not modified (If-None-Match)"},
-        **errors(416, texts=DESCRIPTIONS),
+        **errors(416),
         **LINK_ERRORS,
     },
 )

@@ -3,7 +3,7 @@
 from plumbline.auth.deps import UserOrApiKey
 from plumbline.db import DB
 from plumbline.file.auth import CanUploadFiles
-from plumbline.file.endpoints import DESCRIPTIONS
+from plumbline.file.endpoints import errors
 from plumbline.file.schemas import (
     CompleteUpload,
     PresignUpload,
@@ -14,7 +14,6 @@ from plumbline.file.schemas import (
 )
 from plumbline.file.uploads import upload as upload_service
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.openapi import errors
 from plumbline.routing import make_router
 
 router = make_router(tags=["files"])
@@ -29,7 +28,7 @@ async def preview_uploads(body: UploadPreview, ctx: CanUploadFiles, db: DB) -> O
 @router.post(
     "/files/presign-upload",
     response_model=UploadTarget,
-    responses=errors(402, 413, 415, texts=DESCRIPTIONS),
+    responses=errors(402, 413, 415),
 )
 async def presign_upload(body: PresignUpload, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
     """Get a presigned URL to PUT a file's bytes to (valid for one hour)."""
@@ -39,7 +38,7 @@ async def presign_upload(body: PresignUpload, principal: UserOrApiKey, db: DB) -
 @router.post(
     "/files/complete-upload",
     response_model=UploadResult,
-    responses=errors(402, 409, 410, texts=DESCRIPTIONS),
+    responses=errors(402, 409, 410),
 )
 async def complete_upload(body: CompleteUpload, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
     """Verify the uploaded bytes and record a new file or a new version (idempotent)."""
