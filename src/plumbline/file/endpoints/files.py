@@ -41,9 +41,7 @@ async def list_files(
 
 
 @router.patch(
-    "/projects/{projectId}/files/{fileId}",
-    response_model=FileRead,
-    responses=errors(409),
+    "/projects/{projectId}/files/{fileId}", response_model=FileRead, responses=errors(409)
 )
 async def update_file(
     fileId: str, body: FileUpdate, ctx: CanEditProjectFile, db: DB
@@ -52,11 +50,7 @@ async def update_file(
     return ORJSONResponse(await file_service.update(db, ctx, fileId, body))
 
 
-@router.delete(
-    "/projects/{projectId}/files/{fileId}",
-    response_model=Ok,
-    responses=errors(409),
-)
+@router.delete("/projects/{projectId}/files/{fileId}", response_model=Ok, responses=errors(409))
 async def delete_file(
     fileId: str, ctx: CanDeleteProjectFile, uow: UoW, version: Version = None
 ) -> ORJSONResponse:

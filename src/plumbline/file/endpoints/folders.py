@@ -37,11 +37,7 @@ async def list_folders(
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post(
-    "/projects/{projectId}/folders",
-    response_model=FolderRead,
-    responses=errors(409),
-)
+@router.post("/projects/{projectId}/folders", response_model=FolderRead, responses=errors(409))
 async def create_folder(body: FolderCreate, ctx: CanUploadFiles, db: DB) -> ORJSONResponse:
     """Create a folder, at the root or inside parentId."""
     return ORJSONResponse(await folder_service.create(db, ctx, body))
@@ -54,9 +50,7 @@ async def apply_structure(body: ApplyStructure, ctx: CanManageFiles, db: DB) -> 
 
 
 @router.patch(
-    "/projects/{projectId}/folders/{folderId}",
-    response_model=FolderRead,
-    responses=errors(409),
+    "/projects/{projectId}/folders/{folderId}", response_model=FolderRead, responses=errors(409)
 )
 async def update_folder(
     folderId: str, body: FolderUpdate, ctx: CanUploadFiles, db: DB
@@ -65,11 +59,7 @@ async def update_folder(
     return ORJSONResponse(await folder_service.update(db, ctx, folderId, body))
 
 
-@router.delete(
-    "/projects/{projectId}/folders/{folderId}",
-    response_model=Ok,
-    responses=errors(409),
-)
+@router.delete("/projects/{projectId}/folders/{folderId}", response_model=Ok, responses=errors(409))
 async def delete_folder(
     folderId: str,
     ctx: CanManageFiles,

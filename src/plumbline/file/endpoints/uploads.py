@@ -25,21 +25,13 @@ async def preview_uploads(body: UploadPreview, ctx: CanUploadFiles, db: DB) -> O
     return ORJSONResponse(await upload_service.preview(db, ctx, body))
 
 
-@router.post(
-    "/files/presign-upload",
-    response_model=UploadTarget,
-    responses=errors(402, 413, 415),
-)
+@router.post("/files/presign-upload", response_model=UploadTarget, responses=errors(402, 413, 415))
 async def presign_upload(body: PresignUpload, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
     """Get a presigned URL to PUT a file's bytes to (valid for one hour)."""
     return ORJSONResponse(await upload_service.presign(db, principal, body))
 
 
-@router.post(
-    "/files/complete-upload",
-    response_model=UploadResult,
-    responses=errors(402, 409, 410),
-)
+@router.post("/files/complete-upload", response_model=UploadResult, responses=errors(402, 409, 410))
 async def complete_upload(body: CompleteUpload, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
     """Verify the uploaded bytes and record a new file or a new version (idempotent)."""
     return ORJSONResponse(await upload_service.complete(db, principal, body))
