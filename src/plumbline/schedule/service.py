@@ -10,10 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change
 from plumbline.authz.project import ProjectContext
 from plumbline.kit import clock
+from plumbline.kit.clock import iso
 from plumbline.kit.export import csv_cell
 from plumbline.records import repository as records_repo
 from plumbline.records.export import csv_bytes
-from plumbline.records.fields import iso
 from plumbline.schedule import repository as repo
 from plumbline.schedule.schemas import ScheduleIn, TaskIn
 from plumbline.schedule.validation import check, check_assignees
