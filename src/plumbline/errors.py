@@ -110,6 +110,7 @@ def found(value: T | None, missing: NotFound | str) -> T:
     """The one load-or-404: ``value``, or ``missing`` (the error, or its message) raised when
     the lookup found nothing."""
     if value is None:
+        # A domain's own NotFound keeps its message; a string is the usual NOT_FOUND body.
         raise missing if isinstance(missing, NotFound) else NotFound(missing)
     return value
 

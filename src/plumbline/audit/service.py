@@ -262,6 +262,7 @@ async def audit_as(
         action=action,
         entity_type=entity[0],
         entity_id=entity[1],
+        # A principal names its own kind (user, key or public token) in ``entry``.
         principal=actor if isinstance(actor, Principal) else None,
         actor=actor if isinstance(actor, str) else None,
         workspace_id=workspace_id,

@@ -256,6 +256,7 @@ class AttachmentService:
         )
         db.add(attachment)
         await db.flush()
+        # Without a principal the caller is a portal: a signed-in occupant, or an anonymous one.
         await audit_as(
             db,
             principal or ("user" if actor_user_id else "public"),

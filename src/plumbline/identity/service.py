@@ -98,10 +98,6 @@ def check_password(password: str, field_name: str) -> None:
         raise InvalidField(field_name, POLICY_TEXT, error=f"Password {POLICY_TEXT}")
 
 
-def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
 class IdentityService:
     async def _issue_token(self, db: AsyncSession, user: User, purpose: str, ttl: timedelta) -> str:
         raw = crypto.random_token()
@@ -126,7 +122,7 @@ class IdentityService:
         queue(uow, verification_mail(user, verify_link(raw, callback_url)))
 
     async def _mail_limits(self, request: Request, purpose: str, email: str) -> None:
-        await ratelimit.hit(f"{purpose}:ip:{_client_ip(request)}", MAIL_PER_IP, MAIL_WINDOW)
+        await ratelimit.hit(ratelimit.per_ip(request, purpose), MAIL_PER_IP, MAIL_WINDOW)
         await ratelimit.hit(f"{purpose}:email:{email}", MAIL_PER_ADDRESS, MAIL_WINDOW)
 
     async def sign_up(self, uow: UnitOfWork, request: Request, body: schemas.SignUp) -> SignedIn:
@@ -163,7 +159,7 @@ class IdentityService:
     async def sign_in(self, db: AsyncSession, request: Request, body: schemas.SignIn) -> SignedIn:
         """Same answer, and a similar time, whether or not the e-mail exists."""
         by_ip = await ratelimit.hit(
-            f"sign-in:ip:{_client_ip(request)}", SIGN_IN_LIMIT, SIGN_IN_WINDOW
+            ratelimit.per_ip(request, "sign-in"), SIGN_IN_LIMIT, SIGN_IN_WINDOW
         )
         by_email = await ratelimit.hit(f"sign-in:email:{body.email}", SIGN_IN_LIMIT, SIGN_IN_WINDOW)
         user = await repo.user_by_email(db, body.email)

@@ -7,8 +7,15 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from starlette.requests import Request
+
 from plumbline.config import settings
 from plumbline.errors import RateLimited
+
+
+def per_ip(request: Request, purpose: str) -> str:
+    """The key of ``purpose``'s limit for the request's client address."""
+    return f"{purpose}:ip:{request.client.host if request.client else 'unknown'}"
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,10 @@ CHAT_LIMIT = 24
 CHAT_WINDOW = 15 * 60
 
 
-def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
 async def marketing_reply(request: Request, body: ChatRequest) -> tuple[str, dict[str, str]]:
     """The reply and the rate-limit headers (429 with Retry-After when over the limit)."""
     verdict = await ratelimit.hit(
-        f"marketing-chat:ip:{_client_ip(request)}", CHAT_LIMIT, CHAT_WINDOW
+        ratelimit.per_ip(request, "marketing-chat"), CHAT_LIMIT, CHAT_WINDOW
     )
     last = body.messages[-1]
     if last.role != "user":

@@ -4,7 +4,9 @@ from functools import partial
 
 from plumbline import openapi
 
-# The files routes' wording of their error responses in the OpenAPI.
+# The files routes' wording of their error responses in the OpenAPI. 403 and 409 repeat
+# FastAPI's phrase on purpose: a given description is served before the content, the order
+# clients of the published description already have.
 DESCRIPTIONS = {
     402: "Plan required or storage quota exceeded",
     403: "Forbidden",
