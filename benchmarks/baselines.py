@@ -61,13 +61,12 @@ def _new_id() -> str:
 
 
 def _iso(value: datetime | None) -> str | None:
-    """What the app writes for a UTC instant, ``2026-11-21T09:30:00.123Z``, formatted the way
-    ``plumbline.records.fields.iso`` does it."""
+    """What the app writes for a UTC instant, ``2026-11-21T09:30:00.123Z`` (``kit.clock.iso``)."""
     return None if value is None else value.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def _utc_iso(value: datetime) -> str:
-    """The same, formatted the way ``plumbline.project.service.utc_iso`` does it."""
+    """The same, formatted by hand the way ``plumbline.kit.clock.iso`` does it."""
     return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - as the app does
         value.year,
         value.month,

@@ -1,9 +1,11 @@
-"""The one error tree, and the handlers that render it as ``{"error", "code", "details"?}``
-(an unexpected exception becomes ``Internal`` in ``kit.middleware.RequestContextMiddleware``)."""
+"""The one error tree, and the handlers that render it as ``{"error", "code", "details"?}``.
+
+An unexpected exception becomes ``Internal`` in ``kit.middleware.RequestContextMiddleware``.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -63,11 +65,12 @@ class ValidationFailed(AppError):
 
 
 class InvalidField(ValidationFailed):
-    """A 400 about one field, with the usual ``details``."""
+    """The one 400 about one field, with the usual ``details``; ``error`` words the body's
+    ``error`` where "Invalid <field>: <message>" would not read well."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, *, error: str | None = None) -> None:
         super().__init__(
-            f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
+            error or f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
         )
 
 
@@ -98,6 +101,18 @@ class NotFound(AppError):
     status = 404
     code = "NOT_FOUND"
     message = "Not found"
+
+
+T = TypeVar("T")
+
+
+def found(value: T | None, missing: NotFound | str) -> T:
+    """The one load-or-404: ``value``, or ``missing`` (the error, or its message) raised when
+    the lookup found nothing."""
+    if value is None:
+        # A domain's own NotFound keeps its message; a string is the usual NOT_FOUND body.
+        raise missing if isinstance(missing, NotFound) else NotFound(missing)
+    return value
 
 
 class Conflict(AppError):

@@ -1,7 +1,11 @@
-"""The served OpenAPI 3.1.0 description: no 422s, every error response declared, links from
-each project record's create to the routes of the record it made."""
+"""The served OpenAPI 3.1.0 description, and ``errors()`` for a route's own error responses.
+
+No 422s, every error response declared, links from each project record's create to the routes
+of the record it made.
+"""
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, routing
@@ -29,6 +33,21 @@ PROTECTED_ERRORS = ("400", "401", "402", "403", "404", "409", "413", "429", "500
 # Collections whose create answers the new record (``id``) and whose routes live under
 # ``<collection>/{someId}``; elsewhere (members, invites) the POST answers something else.
 LINKED_COLLECTIONS = re.compile(r"/api/v1/projects/\{projectId\}/[\w-]+")
+Responses = dict[int | str, dict[str, Any]]
+
+
+def errors(*statuses: int, texts: Mapping[int, str] | None = None) -> Responses:
+    """A route's own error responses (``responses=``), each an ``ErrorBody``: the statuses
+    listed, or all that ``texts`` describes when none is; one ``texts`` leaves out is
+    described by its HTTP reason phrase (FastAPI's default). A domain with its own wording
+    binds it once: ``errors = partial(openapi.errors, texts=DESCRIPTIONS)`` (files, cloud)."""
+    texts = texts or {}
+    return {
+        status: {"model": ErrorBody, "description": texts[status]}
+        if status in texts
+        else {"model": ErrorBody}
+        for status in statuses or texts
+    }
 
 
 def build_openapi(app: FastAPI) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from plumbline.audit.service import audit
 from plumbline.auth.principal import Principal
 from plumbline.auth.public_token import public_token
 from plumbline.errors import install_error_handlers
-from plumbline.portal.invite_service import INVITE_LINK
+from plumbline.member.invite_tokens import INVITE_LINK
 from plumbline.routing import make_router
 from tests.factories import World
 from tests.portal.test_invite_tokens import make_link

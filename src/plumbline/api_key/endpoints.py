@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/api-keys``: list, create (the secret shown once) and revoke."""
+
 from plumbline.api_key.auth import CanManageApiKeys
 from plumbline.api_key.schemas import ApiKeyCreate, ApiKeyCreated, ApiKeyRead
 from plumbline.api_key.service import api_key as api_key_service

@@ -13,7 +13,7 @@ from plumbline.api_key import repository
 from plumbline.api_key.schemas import ApiKeyCreate
 from plumbline.audit.service import audit_change, audit_stamp, created
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import NotFound, ValidationFailed
+from plumbline.errors import InvalidField, found
 from plumbline.kit import clock, crypto
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ApiKey
@@ -45,7 +45,7 @@ def _values(key: ApiKey) -> tuple[Any, ...]:
 
 
 def new_secret() -> str:
-    # 30 random bytes are 40 URL-safe characters.
+    """A key's secret: the prefix and 30 random bytes (40 URL-safe characters)."""
     return KEY_PREFIX + secrets.token_urlsafe(30)
 
 
@@ -68,10 +68,7 @@ class ApiKeyService:
             if expires_at.tzinfo is None:
                 expires_at = expires_at.replace(tzinfo=UTC)
             if expires_at <= now:
-                raise ValidationFailed(
-                    "Invalid expiresAt: must be in the future",
-                    details=[{"field": "expiresAt", "message": "must be in the future"}],
-                )
+                raise InvalidField("expiresAt", "must be in the future")
         raw = new_secret()
         key = ApiKey(
             project_id=ctx.project.id,
@@ -104,9 +101,10 @@ class ApiKeyService:
 
     async def revoke(self, db: AsyncSession, ctx: ProjectContext, key_id: str) -> None:
         """Idempotent: revoking a revoked key keeps its first revocation time."""
-        key = await repository.get_key(db, project_id=ctx.project.id, key_id=key_id)
-        if key is None:
-            raise NotFound("API key not found")
+        key = found(
+            await repository.get_key(db, project_id=ctx.project.id, key_id=key_id),
+            "API key not found",
+        )
         if key.revoked_at is not None:
             return
         key.revoked_at = clock.now()

@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/audit-logs``: the project's entries, and their CSV or JSON export."""
+
 from typing import Annotated
 
 from fastapi import Depends, Query

@@ -60,6 +60,7 @@ def diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
 
 
 def created(values: dict[str, Any]) -> dict[str, list[Any]]:
+    """``{field: [None, new]}`` for a new entity's set fields (unset ones are left out)."""
     return {key: [None, _plain(value)] for key, value in values.items() if value is not None}
 
 
@@ -132,6 +133,7 @@ class AuditService:
     async def recent(
         self, db: AsyncSession, *, project_id: str, limit: int = 20
     ) -> list[dict[str, Any]]:
+        """The project's latest entries, newest first (the dashboard's activity feed)."""
         rows = await repository.recent(db, project_id=project_id, limit=limit)
         return [entry_dict(row) for row in rows]
 
@@ -228,17 +230,43 @@ async def audit_change(
     action: str,
     changes: dict[str, Any] | None = None,
 ) -> None:
-    """``audit.record`` of the caller's ``action`` on ``entity`` (type, id) in the caller's
+    """The entry of the caller's ``action`` on ``entity`` (type, id) in the caller's
     workspace, and project when ``ctx`` names one."""
     project: HasId | None = getattr(ctx, "project", None)
+    await audit_as(
+        db,
+        ctx.principal,
+        entity,
+        action,
+        changes,
+        workspace_id=ctx.workspace.id,
+        project_id=project.id if project is not None else None,
+    )
+
+
+async def audit_as(
+    db: AsyncSession,
+    actor: Principal | str,
+    entity: tuple[str, str | None],
+    action: str,
+    changes: dict[str, Any] | None = None,
+    *,
+    workspace_id: str | None = None,
+    project_id: str | None = None,
+) -> None:
+    """``audit_change`` for a caller without a project or workspace context (sign-up, public
+    links, webhooks, jobs): ``actor`` is the principal, or "public" or "system" without one;
+    the workspace and project are named explicitly."""
     await audit.record(
         db,
         action=action,
         entity_type=entity[0],
         entity_id=entity[1],
-        principal=ctx.principal,
-        workspace_id=ctx.workspace.id,
-        project_id=project.id if project is not None else None,
+        # A principal names its own kind (user, key or public token) in ``entry``.
+        principal=actor if isinstance(actor, Principal) else None,
+        actor=actor if isinstance(actor, str) else None,
+        workspace_id=workspace_id,
+        project_id=project_id,
         changes=changes,
     )
 

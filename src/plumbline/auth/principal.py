@@ -1,3 +1,5 @@
+"""The caller as the routes see it: a ``Principal`` (user, API key or public token)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,6 +1,9 @@
-"""Public tokens: an opaque token in the path is the caller's only credential (proposal portal,
-occupant portal, invites). Only the token's SHA-256 is stored; each purpose looks the hash up
-in its own table, and the dependency compares what it found in constant time."""
+"""Public tokens: an opaque token in the path as the caller's only credential.
+
+Used by the proposal portal, the occupant portal and invites. Only the token's SHA-256 is
+stored; each purpose looks the hash up in its own table, and the dependency compares what it
+found in constant time.
+"""
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass

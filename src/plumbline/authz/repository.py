@@ -1,5 +1,8 @@
-"""Every statement behind an access decision: a project as a key or a member sees it, and the
-file or file version whose project a route resolves."""
+"""Every statement behind an access decision.
+
+A project as a key or a member sees it, and the file or file version whose project a route
+resolves.
+"""
 
 from __future__ import annotations
 

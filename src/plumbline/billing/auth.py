@@ -1,3 +1,5 @@
+"""The payments routes' switch: 404 everywhere while billing is off."""
+
 from fastapi import Depends
 
 from plumbline.billing.errors import BillingOff

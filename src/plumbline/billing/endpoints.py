@@ -1,7 +1,4 @@
-"""``/api/payments``: checkout and portal sessions, the processor's webhook, and the local
-processor's own pages."""
-
-from typing import Any
+"""``/api/payments``: checkout, portal, the processor's webhook and the local processor's pages."""
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -14,19 +11,17 @@ from plumbline.billing.service import billing as billing_service
 from plumbline.billing.signature import HEADER
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody, Ok
+from plumbline.kit.schema import Ok
+from plumbline.openapi import errors
 from plumbline.routing import make_router, read_only
 
 router = make_router(tags=["payments"], dependencies=[BillingOn])
 
-PROVIDER_ERRORS: dict[int | str, dict[str, Any]] = {
-    502: {"model": ErrorBody, "description": "The payment provider failed"},
-    503: {"model": ErrorBody, "description": "Billing is not configured"},
-}
+PROVIDER_ERRORS = errors(
+    texts={502: "The payment provider failed", 503: "Billing is not configured"}
+)
 HTML = {"text/html": {"schema": {"type": "string"}}}
-PAGE_ERRORS: dict[int | str, dict[str, Any]] = {
-    410: {"model": ErrorBody, "description": "The session has expired"},
-}
+PAGE_ERRORS = errors(texts={410: "The session has expired"})
 EVENT_BODY = {
     "requestBody": {
         "required": True,
@@ -53,10 +48,12 @@ async def portal(body: PortalCreate, principal: CurrentUser, db: DB) -> ORJSONRe
     response_model=Ok,
     dependencies=[Public],
     openapi_extra=EVENT_BODY,
-    responses={
-        409: {"model": ErrorBody, "description": "The same event is being applied right now"},
-        503: {"model": ErrorBody, "description": "No webhook secret is configured"},
-    },
+    responses=errors(
+        texts={
+            409: "The same event is being applied right now",
+            503: "No webhook secret is configured",
+        }
+    ),
 )
 async def webhook(request: Request, db: DB) -> ORJSONResponse:
     """The payment processor's events, verified by signature and applied once each."""

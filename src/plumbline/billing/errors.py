@@ -1,3 +1,5 @@
+"""Errors of the payments routes: billing off, bad signatures and events, processor failures."""
+
 from plumbline.errors import AppError, BadRequest, Conflict, NotConfigured, NotFound
 
 

@@ -1,10 +1,11 @@
-"""How each processor event moves a workspace's plan and subscription status
-(docs/billing.md has the table).
+"""How each processor event moves a workspace's plan and subscription status.
 
-Every handler finds the workspace the event names (the ``workspace_id`` metadata the checkout
-put on the session and the subscription, else the subscription or customer id recorded on the
-workspace), skips events older than the last one applied to it (processors do not promise
-order), and answers what became of the event: ``applied`` or ``ignored``."""
+docs/billing.md has the table. Every handler finds the workspace the event names (the
+``workspace_id`` metadata the checkout put on the session and the subscription, else the
+subscription or customer id recorded on the workspace), skips events older than the last one
+applied to it (processors do not promise order), and answers what became of the event:
+``applied`` or ``ignored``.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, diff
+from plumbline.audit.service import audit_as, diff
 from plumbline.billing import repository
 from plumbline.billing.errors import EventNotApplied
 from plumbline.config import settings
@@ -105,14 +106,13 @@ async def _apply(
     change(workspace)
     workspace.billing_event_at = at
     await db.flush()
-    await audit.record(
+    await audit_as(
         db,
-        action="workspace.billing_updated",
-        entity_type="workspace",
-        entity_id=workspace.id,
-        actor="system",
+        "system",
+        ("workspace", workspace.id),
+        "workspace.billing_updated",
+        {"event": [None, kind], **diff(before, _billing_state(workspace))},
         workspace_id=workspace.id,
-        changes={"event": [None, kind], **diff(before, _billing_state(workspace))},
     )
     return Outcome(workspace.id, "applied")
 

@@ -1,6 +1,9 @@
-"""The local processor's pages: a checkout page whose "Pay" button, and a portal page whose
-"Cancel subscription" button, make the app send its own webhook a correctly signed event over
-HTTP (in-process), verified on the same path as the processor's."""
+"""The local processor's checkout and portal pages.
+
+The checkout page's "Pay" button and the portal page's "Cancel subscription" button make the
+app send its own webhook a correctly signed event over HTTP (in-process), verified on the same
+path as the processor's.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.billing import repository, tokens
 from plumbline.billing.providers import cancel_url, public, success_url
 from plumbline.billing.signature import HEADER, local_secret, sign
-from plumbline.errors import Internal, NotFound
+from plumbline.errors import Internal, found
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.models import Workspace
@@ -36,10 +39,7 @@ def render(title: str, body: str) -> str:
 
 
 async def _workspace(db: AsyncSession, workspace_id: Any) -> Workspace:
-    workspace = await repository.workspace(db, str(workspace_id))
-    if workspace is None:
-        raise NotFound("Checkout session not found")
-    return workspace
+    return found(await repository.workspace(db, str(workspace_id)), "Checkout session not found")
 
 
 async def checkout_page(db: AsyncSession, token: str) -> str:

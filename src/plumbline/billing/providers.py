@@ -1,5 +1,7 @@
-"""The two processors: Stripe through its official SDK, and the built-in local one whose pages
-the app serves itself (for demos and tests)."""
+"""The two payment processors: Stripe (its official SDK) and the built-in local one.
+
+The local one's pages are served by the app itself (for demos and tests).
+"""
 
 from __future__ import annotations
 

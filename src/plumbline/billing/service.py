@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_change
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission
 from plumbline.authz.workspace import named_workspace_access
@@ -60,14 +60,12 @@ class BillingService:
             db, principal, body.workspace_id, Permission.BILLING_MANAGE
         )
         url = await provider().checkout(ctx.workspace, body.plan, principal.require_user().email)
-        await audit.record(
+        await audit_change(
             db,
-            action="workspace.checkout_started",
-            entity_type="workspace",
-            entity_id=ctx.workspace.id,
-            principal=principal,
-            workspace_id=ctx.workspace.id,
-            changes={"plan": [ctx.workspace.plan, body.plan]},
+            ctx,
+            ("workspace", ctx.workspace.id),
+            "workspace.checkout_started",
+            {"plan": [ctx.workspace.plan, body.plan]},
         )
         return url
 

@@ -1,5 +1,8 @@
-"""The processor's webhook signature: ``Stripe-Signature: t=<unix time>,v1=<HMAC-SHA256 hex of
-"<t>.<payload>">``, verified by the Stripe SDK itself (``stripe.Webhook.construct_event``)."""
+"""The processor's webhook signature, verified by the Stripe SDK itself.
+
+``Stripe-Signature: t=<unix time>,v1=<HMAC-SHA256 hex of "<t>.<payload>">``, checked by
+``stripe.Webhook.construct_event``.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Signed, expiring tokens naming the local processor's checkout and portal sessions (the
-token is the credential, as a Stripe checkout URL is)."""
+"""Signed, expiring tokens naming the local processor's checkout and portal sessions.
+
+The token is the credential, as a Stripe checkout URL is.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from plumbline.errors import Expired, NotFound
+from plumbline.errors import Expired, NotFound, found
 from plumbline.kit import clock, crypto
 
 CHECKOUT = "billing:local-checkout"
@@ -26,9 +28,7 @@ def make(purpose: str, claims: dict[str, Any]) -> str:
 
 def read(token: str, purpose: str) -> dict[str, Any]:
     """The claims: 404 when forged or malformed, 410 when expired."""
-    payload = crypto.unsign(token, purpose)
-    if payload is None:
-        raise NotFound("Checkout session not found")
+    payload = found(crypto.unsign(token, purpose), "Checkout session not found")
     try:
         claims = orjson.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (binascii.Error, ValueError):

@@ -1,0 +1,1 @@
+"""Cloud-storage connectors (Google Drive, OneDrive, Dropbox): connect, browse, import."""

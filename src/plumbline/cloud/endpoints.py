@@ -1,8 +1,12 @@
-from typing import Annotated, Any
+"""``/cloud/*``: a user's connections, the OAuth round trip, browse, open-link and import."""
+
+from functools import partial
+from typing import Annotated
 
 from fastapi import Query
 from fastapi.responses import RedirectResponse
 
+from plumbline import openapi
 from plumbline.auth.deps import CurrentUser
 from plumbline.cloud.providers import ProviderName
 from plumbline.cloud.schemas import (
@@ -17,12 +21,13 @@ from plumbline.cloud.service import cloud as cloud_service
 from plumbline.db import DB, UoW
 from plumbline.file.schemas import UploadResult
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody, Ok
+from plumbline.kit.schema import Ok
+from plumbline.openapi import Responses
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/cloud", tags=["cloud"])
 
-_DESCRIPTIONS = {
+DESCRIPTIONS = {
     402: "Plan required or storage quota exceeded",
     404: "Not connected, or the item or project was not found",
     409: "RECONNECT_REQUIRED: the provider refused the stored tokens, or a conflict",
@@ -32,13 +37,10 @@ _DESCRIPTIONS = {
     503: "NOT_CONFIGURED: the provider is not configured on this server",
 }
 NEXT_CURSOR = "X-Next-Cursor"
+errors = partial(openapi.errors, texts=DESCRIPTIONS)
 
 
-def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in codes}
-
-
-REDIRECT: dict[int | str, dict[str, Any]] = {
+REDIRECT: Responses = {
     302: {"description": "Redirect", "headers": {"Location": {"schema": {"type": "string"}}}}
 }
 ReturnTo = Annotated[str, Query(alias="returnTo", max_length=2000)]

@@ -1,3 +1,5 @@
+"""Errors of the cloud connectors: not configured, not connected, reconnect, provider failures."""
+
 from plumbline.errors import AppError, BadRequest, Conflict, NotConfigured, NotFound
 
 

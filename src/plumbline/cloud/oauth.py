@@ -1,5 +1,4 @@
-"""OAuth 2.0 with Authlib: the signed ``state``, the PKCE verifier, the clients that exchange
-codes and refresh tokens, and the tokens sealed for the database."""
+"""OAuth 2.0 with Authlib: state, PKCE, code and refresh exchanges, tokens sealed at rest."""
 
 from __future__ import annotations
 

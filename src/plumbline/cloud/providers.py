@@ -1,6 +1,9 @@
-"""The three providers: their OAuth settings and their file APIs, each in its own shapes
-(Drive v3 files, Microsoft Graph drive items, Dropbox v2 files). Every call goes through the
-connection's Authlib client, which adds the bearer token (refreshed by ``cloud.oauth``)."""
+"""The three providers (Drive, OneDrive, Dropbox): their OAuth settings and file APIs.
+
+Each in its own shapes (Drive v3 files, Microsoft Graph drive items, Dropbox v2 files). Every
+call goes through the connection's Authlib client, which adds the bearer token (refreshed by
+``cloud.oauth``).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The connectors' small rules: where a callback may send the user, what a provider's file
-may be called here, the browse cursor, the token columns."""
+"""The connectors' small rules: callback targets, file names, the browse cursor, tokens.
+
+Where a callback may send the user, what a provider's file may be called here, the browse
+cursor, the token columns.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 import orjson
 
 from plumbline.cloud import oauth
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.kit import clock
 
 ACTIVE, RECONNECT = "ACTIVE", "RECONNECT_REQUIRED"
@@ -27,9 +30,10 @@ def check_return_to(value: str) -> str:
         or value.startswith(("//", "/\\"))
         or any(c in value for c in "\\\r\n\t")
     ):
-        raise ValidationFailed(
-            "returnTo must be a relative path such as /projects",
-            details=[{"field": "returnTo", "message": "must be a path starting with a single /"}],
+        raise InvalidField(
+            "returnTo",
+            "must be a path starting with a single /",
+            error="returnTo must be a relative path such as /projects",
         )
     return value
 
@@ -57,9 +61,8 @@ def decode_cursor(cursor: str) -> tuple[str | None, str]:
             return folder, token
     except (binascii.Error, ValueError, KeyError, TypeError):
         pass
-    raise ValidationFailed(
-        "The cursor is not valid",
-        details=[{"field": "cursor", "message": "use the X-Next-Cursor of the previous page"}],
+    raise InvalidField(
+        "cursor", "use the X-Next-Cursor of the previous page", error="The cursor is not valid"
     )
 
 

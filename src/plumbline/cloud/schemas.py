@@ -1,3 +1,5 @@
+"""Request and response shapes of the cloud-connector routes."""
+
 from datetime import datetime
 from typing import Annotated, Literal
 

@@ -19,7 +19,7 @@ from authlib.integrations.base_client import OAuthError
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, created
+from plumbline.audit.service import audit_as, audit_change, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.files import named_project_access
 from plumbline.authz.permissions import Permission
@@ -52,7 +52,12 @@ from plumbline.cloud.rules import (
 )
 from plumbline.cloud.schemas import Browse, ImportItem
 from plumbline.db import UnitOfWork
-from plumbline.errors import PaymentRequired, UnsupportedMediaType, ValidationFailed
+from plumbline.errors import (
+    InvalidField,
+    PaymentRequired,
+    UnsupportedMediaType,
+    found,
+)
 from plumbline.file.objects import discard
 from plumbline.file.schemas import CompleteUpload, PresignUpload
 from plumbline.file.uploads import upload as upload_service
@@ -67,6 +72,7 @@ ENTITY = "cloud_connection"
 
 class CloudService:
     def provider(self, name: ProviderName) -> tuple[Provider, Endpoints]:
+        """The provider and its endpoints (503 NOT_CONFIGURED without a client on this server)."""
         provider = PROVIDERS[name]
         endpoints = provider.endpoints()
         if endpoints is None:
@@ -88,6 +94,7 @@ class CloudService:
         )
 
     async def connections(self, db: AsyncSession, principal: Principal) -> list[dict[str, Any]]:
+        """The caller's own connections, never their tokens (402 without a connectors plan)."""
         user = principal.require_user()
         await self.require_plan(db, user.id)
         return [
@@ -187,13 +194,12 @@ class CloudService:
         connection.account_email = (account.email or "")[:320] or None
         connection.account_name = (account.name or "")[:200] or None
         await db.flush()
-        await audit.record(
+        await audit_as(
             db,
-            action="cloud.connected",
-            entity_type=ENTITY,
-            entity_id=connection.id,
-            principal=principal,
-            changes=created({"provider": name.value, "accountEmail": connection.account_email}),
+            principal,
+            (ENTITY, connection.id),
+            "cloud.connected",
+            created({"provider": name.value, "accountEmail": connection.account_email}),
         )
         return found.return_to
 
@@ -208,9 +214,7 @@ class CloudService:
         db = uow.session
         user = principal.require_user()
         await self.require_plan(db, user.id)
-        connection = await repo.get_connection(db, user.id, name.value)
-        if connection is None:
-            raise NotConnected()
+        connection = found(await repo.get_connection(db, user.id, name.value), NotConnected())
         if connection.status == RECONNECT:
             raise ReconnectRequired()
         access = oauth.unseal(connection.access_token)
@@ -270,6 +274,7 @@ class CloudService:
     async def open_link(
         self, uow: UnitOfWork, principal: Principal, name: ProviderName, item_id: str
     ) -> dict[str, str]:
+        """A link that opens the item at the provider, through the caller's own connection."""
         async with self.connected(uow, principal, name) as (provider, http):
             return {"url": await provider.link(http, item_id)}
 
@@ -312,9 +317,10 @@ class CloudService:
 
     def _presign(self, item: Item, body: ImportItem) -> PresignUpload:
         if item.kind == "folder":
-            raise ValidationFailed(
-                "Folders cannot be imported; import the files in them",
-                details=[{"field": "itemId", "message": "is a folder"}],
+            raise InvalidField(
+                "itemId",
+                "is a folder",
+                error="Folders cannot be imported; import the files in them",
             )
         if item.size_bytes is None:
             # Google Docs, Sheets and Slides have no bytes of their own to import
@@ -330,9 +336,8 @@ class CloudService:
                 folder_id=body.folder_id,
             )
         except ValidationError as exc:
-            raise ValidationFailed(
-                "The provider's file cannot be imported",
-                details=[{"field": "itemId", "message": exc.errors()[0]["msg"]}],
+            raise InvalidField(
+                "itemId", exc.errors()[0]["msg"], error="The provider's file cannot be imported"
             ) from None
 
     async def _stream(
@@ -365,9 +370,7 @@ class CloudService:
         provider, endpoints = self.provider(name)
         db = uow.session
         user = principal.require_user()
-        connection = await repo.get_connection(db, user.id, name.value)
-        if connection is None:
-            raise NotConnected()
+        connection = found(await repo.get_connection(db, user.id, name.value), NotConnected())
         access = oauth.unseal(connection.access_token)
         refresh = oauth.unseal(connection.refresh_token)
         revoked = False
@@ -379,13 +382,12 @@ class CloudService:
             except (httpx.HTTPError, OAuthError, ProviderUnavailable, ReconnectRequired):
                 log.warning("could not revoke the %s grant of %s", name.value, user.id)
         await repo.delete_connection(db, connection.id)
-        await audit.record(
+        await audit_as(
             db,
-            action="cloud.disconnected",
-            entity_type=ENTITY,
-            entity_id=connection.id,
-            principal=principal,
-            changes={"provider": [name.value, None], "revokedAtProvider": [None, revoked]},
+            principal,
+            (ENTITY, connection.id),
+            "cloud.disconnected",
+            {"provider": [name.value, None], "revokedAtProvider": [None, revoked]},
         )
 
 

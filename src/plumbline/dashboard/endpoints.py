@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/dashboard``: the project at a glance."""
+
 from plumbline.dashboard.auth import CanReadDashboard
 from plumbline.dashboard.schemas import ProjectDashboardRead
 from plumbline.dashboard.service import dashboard as dashboard_service

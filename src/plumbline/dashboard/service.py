@@ -33,7 +33,7 @@ from plumbline.dashboard import repository
 from plumbline.dashboard.repository import StatusTally
 from plumbline.errors import Forbidden
 from plumbline.kit import clock
-from plumbline.project import repository as project_repository
+from plumbline.project.service import project as project_service
 
 RECENT_ACTIVITY = 20
 DUE_SOON_DAYS = 7
@@ -59,15 +59,14 @@ def _section(
 
 class DashboardService:
     async def project_dashboard(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        """The project at a glance for internal members (403 to externals); off modules are null."""
         if ctx.is_external:
             raise Forbidden("The project dashboard is for workspace members")
         project = ctx.project
         today = clock.today()
         horizon = today + timedelta(days=DUE_SOON_DAYS)
         # One statement at a time: an AsyncSession does not run them concurrently.
-        members = await project_repository.count_team(
-            db, workspace_id=project.workspace_id, project_id=project.id
-        )
+        members = await project_service.team_size(db, ctx)
         files: dict[str, int] | None = None
         if module_enabled(project, "files"):
             count, size = await repository.file_totals(db, project_id=project.id)

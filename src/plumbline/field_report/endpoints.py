@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/field-reports``: daily and weekly reports, their PDF and e-mail."""
+
 from typing import Annotated
 
 from fastapi import Depends

@@ -1,3 +1,5 @@
+"""Refusals of the field-report rules (clients not shown, externals not writing, drafts)."""
+
 from plumbline.errors import Forbidden
 
 

@@ -1,3 +1,5 @@
+"""Request and response shapes of field reports (weather, manpower, equipment rows)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -21,7 +21,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound
+from plumbline.errors import found
 from plumbline.field_report import render
 from plumbline.field_report import repository as repo
 from plumbline.field_report.errors import (
@@ -99,28 +99,32 @@ def _unique_addresses(addresses: Iterable[str]) -> list[str]:
 
 class FieldReportService:
     def check_write(self, ctx: ProjectContext) -> None:
+        """External collaborators read field reports but never write them (403)."""
         if ctx.is_external:
             raise ExternalCannotWriteReports()
 
     async def list_reports(
         self, db: AsyncSession, ctx: ProjectContext, filters: ReportFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The reports the caller may see, newest first (403 to clients where not shared)."""
         vis = Visibility.of(ctx, "showFieldReports").collection(FieldReportsHiddenFromClients)
         found, headers = page.finish(await repo.list_rows(db, vis, filters, page))
         return [to_read(row._mapping) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> FieldReport:
-        report = await repo.get(db, Visibility.of(ctx, "showFieldReports"), report_id)
-        if report is None:
-            raise NotFound("Field report not found")
-        return report
+        return found(
+            await repo.get(db, Visibility.of(ctx, "showFieldReports"), report_id),
+            "Field report not found",
+        )
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> dict[str, Any]:
+        """One report the caller may see (404 otherwise)."""
         return to_read(FIELDS.of(await self._load(db, ctx, report_id)))
 
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, data: FieldReportCreate
     ) -> dict[str, Any]:
+        """A report by an internal member, dated the project's today unless given; audited."""
         self.check_write(ctx)
         values = _stored({name: getattr(data, name) for name in COLUMNS})
         values["report_date"] = values["report_date"] or project_today(ctx)
@@ -132,6 +136,7 @@ class FieldReportService:
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, report_id: str, data: FieldReportUpdate
     ) -> dict[str, Any]:
+        """Internal members edit; only MANAGER and above send a SUBMITTED report back to DRAFT."""
         self.check_write(ctx)
         report = await self._load(db, ctx, report_id)
         given = data.model_fields_set
@@ -153,6 +158,7 @@ class FieldReportService:
         return to_read(FIELDS.of(report))
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> None:
+        """Soft delete by internal members; members delete only the reports they created."""
         self.check_write(ctx)
         report = await self._load(db, ctx, report_id)
         await soft_delete(

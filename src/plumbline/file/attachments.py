@@ -1,11 +1,13 @@
-"""Photos and documents attached to records (issue and punch reference photos, RFI
-attachments, inspection runs...), uploaded with the same presign / PUT / complete sequence as
-files and counted against the workspace's storage.
+"""Photos and documents attached to records, uploaded and counted as files are.
+
+Issue and punch reference photos, RFI attachments, inspection runs... use the same presign /
+PUT / complete sequence as files and count against the workspace's storage.
 
 The calling domain authorises its own route (e.g. "may edit this RFI") and passes its limits;
 this service checks type, size, count and quota, records the attachment and lists them.
 ``presign``/``complete`` take a ProjectContext; ``presign_as``/``complete_as`` take plain ids
-for callers without one (the occupant portal, with ``actor_user_id=None``)."""
+for callers without one (the occupant portal, with ``actor_user_id=None``).
+"""
 
 from __future__ import annotations
 
@@ -16,12 +18,12 @@ from typing import Any, TypedDict, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created
+from plumbline.audit.service import audit_as, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound, UnsupportedMediaType, ValidationFailed
+from plumbline.errors import InvalidField, NotFound, UnsupportedMediaType, ValidationFailed, found
 from plumbline.file import upload_repository
 from plumbline.file.errors import LimitReached
 from plumbline.file.objects import discard, discard_after_commit
@@ -112,9 +114,9 @@ class AttachmentService:
         **target: Unpack[Target],
     ) -> dict[str, Any]:
         """``presign`` for callers without a ProjectContext (public portals)."""
-        workspace = await upload_repository.get_workspace(db, workspace_id)
-        if workspace is None:
-            raise NotFound("Workspace not found")
+        workspace = found(
+            await upload_repository.get_workspace(db, workspace_id), "Workspace not found"
+        )
         return await self._presign(db, workspace, project_id, None, actor_user_id, **target)
 
     async def _presign(
@@ -131,9 +133,7 @@ class AttachmentService:
         _check_entity(entity_type, entity_id)
         name = clean_name(target["file_name"])
         if not name:
-            raise ValidationFailed(
-                "fileName is empty", details=[{"field": "fileName", "message": "required"}]
-            )
+            raise InvalidField("fileName", "required", error="fileName is empty")
         stored_type = _attachment_type(name, target["content_type"], target["allowed_types"])
         size_check(size_bytes, min(target["max_bytes"], settings.max_upload_bytes))
         if await upload_repository.count_attachments(db, entity_type, entity_id) >= max_count:
@@ -192,9 +192,9 @@ class AttachmentService:
         sha256: str | None = None,
     ) -> dict[str, Any]:
         """``complete`` for callers without a ProjectContext (public portals)."""
-        workspace = await upload_repository.get_workspace(db, workspace_id)
-        if workspace is None:
-            raise NotFound("Workspace not found")
+        workspace = found(
+            await upload_repository.get_workspace(db, workspace_id), "Workspace not found"
+        )
         upload = await self._upload(db, workspace_id, project_id, entity_type, entity_id, upload_id)
         if upload.created_by != actor_user_id or upload.created_key_id is not None:
             raise NotFound("Upload not found")
@@ -256,16 +256,15 @@ class AttachmentService:
         )
         db.add(attachment)
         await db.flush()
-        await audit.record(
+        # Without a principal the caller is a portal: a signed-in occupant, or an anonymous one.
+        await audit_as(
             db,
-            action="attachment.added",
-            entity_type=attachment.entity_type,
-            entity_id=attachment.entity_id,
-            principal=principal,
-            actor=None if principal else ("user" if actor_user_id else "public"),
+            principal or ("user" if actor_user_id else "public"),
+            (attachment.entity_type, attachment.entity_id),
+            "attachment.added",
+            created({"attachmentId": attachment.id, "fileName": attachment.file_name}),
             workspace_id=workspace.id,
             project_id=upload.project_id,
-            changes=created({"attachmentId": attachment.id, "fileName": attachment.file_name}),
         )
         return finish(upload, _read(attachment))
 
@@ -309,15 +308,14 @@ class AttachmentService:
             raise NotFound("Attachment not found")
         attachment.deleted_at = clock.now()
         await upload_repository.free_storage(db, workspace_id, attachment.size_bytes)
-        await audit.record(
+        await audit_as(
             db,
-            action="attachment.deleted",
-            entity_type=entity_type,
-            entity_id=entity_id,
-            principal=principal,
+            principal or "system",
+            (entity_type, entity_id),
+            "attachment.deleted",
+            {"attachmentId": [attachment.id, None]},
             workspace_id=workspace_id,
             project_id=attachment.project_id,
-            changes={"attachmentId": [attachment.id, None]},
         )
         discard_after_commit(uow, [attachment.storage_key])
 

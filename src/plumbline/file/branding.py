@@ -1,6 +1,8 @@
-"""Workspace branding: the logo (PNG, JPEG or WebP, at most 2 MB, checked by its magic bytes)
-stored through the storage backend and served publicly for e-mails and portals, and the
-e-mail icon shipped with the package."""
+"""Workspace branding: the logo, served publicly for e-mails and portals, and the e-mail icon.
+
+The logo (PNG, JPEG or WebP, at most 2 MB, checked by its magic bytes) is stored through the
+storage backend; the e-mail icon ships with the package.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from starlette.requests import ClientDisconnect
 from plumbline.audit.service import audit_change
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType
+from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, found
 from plumbline.file import upload_repository
 from plumbline.file.objects import discard_after_commit
 from plumbline.file.types import media_type
@@ -29,6 +31,7 @@ LOGO_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
 
 
 def logo_url(workspace_id: str) -> str:
+    """The public URL of a workspace's logo (e-mails and portals link to it)."""
     return f"/api/v1/public/workspaces/{workspace_id}/logo"
 
 
@@ -65,6 +68,8 @@ class BrandingService:
     async def set_logo(
         self, uow: UnitOfWork, ctx: WorkspaceContext, request: Request
     ) -> dict[str, Any]:
+        """Replace the logo with a PNG, JPEG or WebP body (checked by its magic bytes); the old one
+        is removed after the commit."""
         content_type = media_type(request.headers.get("content-type", ""))
         extension = LOGO_TYPES.get(content_type)
         if extension is None:
@@ -96,6 +101,7 @@ class BrandingService:
         }
 
     async def remove_logo(self, uow: UnitOfWork, ctx: WorkspaceContext) -> None:
+        """Remove the logo (404 when there is none); its object goes after the commit."""
         workspace = ctx.workspace
         if workspace.logo_key is None:
             raise NotFound("The workspace has no logo")
@@ -112,13 +118,12 @@ class BrandingService:
         discard_after_commit(uow, [old])
 
     async def public_logo(self, request: Request, db: AsyncSession, workspace_id: str) -> Response:
+        """The logo for anyone holding the workspace id (e-mails, portals), cached five minutes."""
         row = await upload_repository.workspace_logo(db, workspace_id)
         if row is None or row.logo_key is None:
             raise NotFound("No logo")
         storage = get_storage()
-        size = await storage.head(row.logo_key)
-        if size is None:
-            raise NotFound("No logo")
+        size = found(await storage.head(row.logo_key), "No logo")
         return object_response(
             request,
             storage,
@@ -130,6 +135,7 @@ class BrandingService:
         )
 
     def email_icon(self, request: Request) -> Response:
+        """The e-mail icon shipped with the package, with its ETag (304 when unchanged)."""
         data = _email_icon()
         etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
         headers = {"ETag": etag, "Cache-Control": "public, max-age=86400"}

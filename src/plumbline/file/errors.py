@@ -1,3 +1,5 @@
+"""Errors of files, folders and uploads."""
+
 from plumbline.errors import BadRequest, Conflict, Expired, PaymentRequired
 
 

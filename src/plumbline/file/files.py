@@ -19,7 +19,7 @@ from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden, NotFound, ValidationFailed
+from plumbline.errors import Forbidden, InvalidField, NotFound, found
 from plumbline.file import repository, upload_repository
 from plumbline.file.errors import FileLocked, NameTaken
 from plumbline.file.objects import discard_after_commit
@@ -29,8 +29,8 @@ from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.http import object_response
-from plumbline.models import File, FileVersion
-from plumbline.viewer import repository as lock_repository
+from plumbline.models import File, FileVersion, Folder
+from plumbline.viewer.service import locks
 
 READ_URL_TTL = timedelta(hours=1)
 
@@ -64,8 +64,13 @@ def opened_dict(file: File, version: FileVersion) -> dict[str, Any]:
     }
 
 
+async def project_folder(db: AsyncSession, project_id: str, folder_id: str) -> Folder:
+    """The project's folder, else 404 (another project's folder is not found either)."""
+    return found(await repository.get_folder(db, project_id, folder_id), "Folder not found")
+
+
 async def _refuse_locked(db: AsyncSession, ctx: ProjectContext, version_ids: Sequence[str]) -> None:
-    lock = await lock_repository.lock_held_by_other(db, version_ids, ctx.user_id, clock.now())
+    lock = await locks.held_by_other(db, version_ids, ctx.user_id)
     if lock is not None:
         raise FileLocked(
             fileVersionId=lock.file_version_id,
@@ -103,12 +108,8 @@ class FileService:
         """Files with their latest version, newest first; ``folderId=root`` for the top
         level, no ``folderId`` for the whole project."""
         root = folder_id == "root"
-        if (
-            folder_id is not None
-            and not root
-            and (await repository.get_folder(db, ctx.project.id, folder_id) is None)
-        ):
-            raise NotFound("Folder not found")
+        if folder_id is not None and not root:
+            await project_folder(db, ctx.project.id, folder_id)
         rows = await repository.list_files(
             db,
             ctx.project.id,
@@ -121,23 +122,22 @@ class FileService:
         return [file_dict(r) for r in rows], headers
 
     async def _file(self, db: AsyncSession, ctx: ProjectContext, file_id: str) -> File:
-        file = await repository.get_project_file(db, ctx.project.id, file_id)
-        if file is None:
-            raise NotFound("File not found")
-        return file
+        return found(
+            await repository.get_project_file(db, ctx.project.id, file_id), "File not found"
+        )
 
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str, body: FileUpdate
     ) -> dict[str, Any]:
+        """Rename and tag: the uploader or FILES_MANAGE; move: FILES_MANAGE. A name keeps an
+        accepted extension and stays unique in its folder."""
         file = await self._file(db, ctx, file_id)
         before = {"name": file.name, "folderId": file.folder_id, "disciplines": file.disciplines}
         moving = "folder_id" in body.model_fields_set and body.folder_id != file.folder_id
         if moving:
             require(ctx, Permission.FILES_MANAGE)
-            if body.folder_id is not None and (
-                await repository.get_folder(db, ctx.project.id, body.folder_id) is None
-            ):
-                raise NotFound("Folder not found")
+            if body.folder_id is not None:
+                await project_folder(db, ctx.project.id, body.folder_id)
         if (body.name is not None or body.disciplines is not None) and not (
             can(ctx, Permission.FILES_MANAGE)
             or (ctx.user_id is not None and file.created_by == ctx.user_id)
@@ -145,9 +145,10 @@ class FileService:
             raise Forbidden("Only the file's uploader or a manager can rename or tag it")
         name = clean_name(body.name) if body.name is not None else file.name
         if body.name is not None and check_type(name, "").content_type is None:
-            raise ValidationFailed(
-                "The new name must keep an accepted file extension",
-                details=[{"field": "name", "message": "unsupported extension"}],
+            raise InvalidField(
+                "name",
+                "unsupported extension",
+                error="The new name must keep an accepted file extension",
             )
         folder_id = body.folder_id if moving else file.folder_id
         normalized = normalize(name)
@@ -182,9 +183,9 @@ class FileService:
             await remove_files(uow, ctx, [file.id])
             return
         versions = list(await repository.live_versions(db, file.id))
-        target = next((v for v in versions if v.version == version), None)
-        if target is None:
-            raise NotFound("Version not found")
+        target = found(
+            next((v for v in versions if v.version == version), None), "Version not found"
+        )
         if len(versions) == 1:
             await remove_files(uow, ctx, [file.id])
             return
@@ -204,9 +205,7 @@ class FileService:
         discard_after_commit(uow, [target.storage_key])
 
     async def _open(self, db: AsyncSession, file: File) -> dict[str, Any]:
-        latest = await repository.get_version(db, file.id, None)
-        if latest is None:
-            raise NotFound("File has no versions")
+        latest = found(await repository.get_version(db, file.id, None), "File has no versions")
         file.last_opened_at = clock.now()
         await db.flush()
         return opened_dict(file, latest)
@@ -214,26 +213,26 @@ class FileService:
     async def open_in_project(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str
     ) -> dict[str, Any]:
+        """Open a file of the project: its latest version, and the file marked as opened now."""
         return await self._open(db, await self._file(db, ctx, file_id))
 
     async def open(self, db: AsyncSession, file: File) -> dict[str, Any]:
+        """Open a file the caller may read: its latest version, the file marked as opened."""
         return await self._open(db, file)
 
     async def _version(self, db: AsyncSession, file: File, version: int | None) -> FileVersion:
-        found = await repository.get_version(db, file.id, version)
-        if found is None:
-            raise NotFound("Version not found")
-        return found
+        return found(await repository.get_version(db, file.id, version), "Version not found")
 
     async def presign_read(
         self, db: AsyncSession, file: File, version: int | None
     ) -> dict[str, Any]:
-        found = await self._version(db, file, version)
+        """A read URL for a version (the latest by default), valid for ``READ_URL_TTL``."""
+        stored = await self._version(db, file, version)
         url = await get_storage().presign_get(
-            found.storage_key,
+            stored.storage_key,
             expires_in=READ_URL_TTL,
             filename=file.name,
-            content_type=found.content_type,
+            content_type=stored.content_type,
         )
         return {"url": url, "expiresAt": clock.iso(clock.now() + READ_URL_TTL)}
 
@@ -244,22 +243,22 @@ class FileService:
         file: File,
         version: int | None,
     ) -> Response:
-        found = await self._version(db, file, version)
+        """A version's bytes with ETag and Range support (404 when the stored object is gone)."""
+        stored = await self._version(db, file, version)
         storage = get_storage()
-        size = await storage.head(found.storage_key)
-        if size is None:
-            raise NotFound("The stored object is missing")
+        size = found(await storage.head(stored.storage_key), "The stored object is missing")
         return object_response(
             request,
             storage,
-            found.storage_key,
+            stored.storage_key,
             size=size,
-            content_type=found.content_type,
-            etag=f'"{found.id}"',
+            content_type=stored.content_type,
+            etag=f'"{stored.id}"',
             filename=file.name,
         )
 
     async def resolved_revision(self, db: AsyncSession, file: File) -> dict[str, Any]:
+        """The file's latest live version and all its live versions, newest first."""
         versions = await repository.live_versions(db, file.id)
         if not versions:
             raise NotFound("File has no versions")

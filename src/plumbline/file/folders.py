@@ -25,10 +25,10 @@ from plumbline.authz.files import can, require
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden, NotFound
+from plumbline.errors import Forbidden
 from plumbline.file import repository
 from plumbline.file.errors import FolderCycle, FolderNotEmpty, NameTaken
-from plumbline.file.files import remove_files
+from plumbline.file.files import project_folder, remove_files
 from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderUpdate
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
@@ -100,17 +100,12 @@ class FolderService:
         rows, headers = page.finish(rows)
         return [folder_dict(r) for r in rows], headers
 
-    async def _folder(self, db: AsyncSession, ctx: ProjectContext, folder_id: str) -> Folder:
-        folder = await repository.get_folder(db, ctx.project.id, folder_id)
-        if folder is None:
-            raise NotFound("Folder not found")
-        return folder
-
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, body: FolderCreate
     ) -> dict[str, Any]:
+        """A folder under an existing parent; sibling names are unique regardless of case."""
         if body.parent_id is not None:
-            await self._folder(db, ctx, body.parent_id)
+            await project_folder(db, ctx.project.id, body.parent_id)
         if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
             raise NameTaken()
         folder = await add_record(db, ctx, Folder, name=body.name, parent_id=body.parent_id)
@@ -126,7 +121,8 @@ class FolderService:
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, folder_id: str, body: FolderUpdate
     ) -> dict[str, Any]:
-        folder = await self._folder(db, ctx, folder_id)
+        """Rename: the folder's creator or FILES_MANAGE; move: FILES_MANAGE, never under itself."""
+        folder = await project_folder(db, ctx.project.id, folder_id)
         before = {"name": folder.name, "parentId": folder.parent_id}
         moving = "parent_id" in body.model_fields_set and body.parent_id != folder.parent_id
         if moving:
@@ -138,7 +134,7 @@ class FolderService:
             raise Forbidden("Only the folder's creator or a manager can rename it")
         parent_id = body.parent_id if moving else folder.parent_id
         if moving and parent_id is not None:
-            await self._folder(db, ctx, parent_id)
+            await project_folder(db, ctx.project.id, parent_id)
             parents = {
                 row.id: row.parent_id for row in await repository.folder_tree(db, ctx.project.id)
             }
@@ -169,7 +165,7 @@ class FolderService:
         """Delete an empty folder; ``recursive`` also deletes its subfolders and soft-deletes
         their files (freeing their storage; refused while another user locks a version)."""
         db = uow.session
-        folder = await self._folder(db, ctx, folder_id)
+        folder = await project_folder(db, ctx.project.id, folder_id)
         if not recursive:
             if not await repository.folder_is_empty(db, folder.id):
                 raise FolderNotEmpty()
@@ -197,8 +193,9 @@ class FolderService:
     async def apply_structure(
         self, db: AsyncSession, ctx: ProjectContext, body: ApplyStructure
     ) -> dict[str, Any]:
+        """Create a standard tree, keeping folders that already exist by name; FILES_MANAGE."""
         if body.parent_id is not None:
-            await self._folder(db, ctx, body.parent_id)
+            await project_folder(db, ctx.project.id, body.parent_id)
         by_parent: dict[tuple[str | None, str], str] = {
             (row.parent_id, row.name.lower()): row.id
             for row in await repository.folder_tree(db, ctx.project.id)

@@ -1,3 +1,5 @@
+"""Request and response shapes of files, folders, uploads and attachments."""
+
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints

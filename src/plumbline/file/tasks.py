@@ -1,5 +1,4 @@
-"""Housekeeping of stored objects: discarded objects, uploads never completed, and purged
-workspaces."""
+"""Housekeeping of stored objects: discarded objects, abandoned uploads, purged workspaces."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created
+from plumbline.audit.service import audit_change, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.files import named_project_access
 from plumbline.authz.permissions import Permission
@@ -25,10 +25,11 @@ from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.errors import (
     Conflict,
+    InvalidField,
     NotFound,
     PayloadTooLarge,
     UnsupportedMediaType,
-    ValidationFailed,
+    found,
 )
 from plumbline.file import repository, upload_repository
 from plumbline.file.errors import (
@@ -39,6 +40,7 @@ from plumbline.file.errors import (
     UploadExpired,
     UploadMissing,
 )
+from plumbline.file.files import project_folder
 from plumbline.file.objects import discard
 from plumbline.file.schemas import CompleteUpload, PresignUpload, UploadPreview
 from plumbline.file.types import check_type, clean_name, near_key, normalize
@@ -65,10 +67,9 @@ def quota_check(workspace: Workspace, size: int) -> None:
 
 
 def size_check(size: int, max_bytes: int) -> None:
+    """An upload has bytes (400) and no more than ``max_bytes`` (413)."""
     if size <= 0:
-        raise ValidationFailed(
-            "The file is empty", details=[{"field": "sizeBytes", "message": "must be > 0"}]
-        )
+        raise InvalidField("sizeBytes", "must be > 0", error="The file is empty")
     if size > max_bytes:
         raise PayloadTooLarge(f"Files are limited to {max_bytes} bytes", maxBytes=max_bytes)
 
@@ -165,6 +166,7 @@ async def verify_and_count(
 
 
 def finish(upload: Upload, result: dict[str, Any]) -> dict[str, Any]:
+    """Keep the answer on the upload, so completing it again answers the same."""
     upload.status = COMPLETED
     upload.result = result
     upload.completed_at = clock.now()
@@ -172,6 +174,7 @@ def finish(upload: Upload, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def same_caller(upload: Upload, principal: Principal) -> bool:
+    """Only the key, or the user without a key, that presigned an upload may complete it."""
     if principal.api_key is not None:
         return upload.created_key_id == principal.api_key.id
     return upload.created_key_id is None and upload.created_by == principal.user_id
@@ -186,10 +189,8 @@ class UploadService:
     ) -> dict[str, Any]:
         """Per file: allowed or why not, and whether it becomes a new file or a new version.
         Two queries whatever the number of files (the folder, its files)."""
-        if body.folder_id is not None and (
-            await repository.get_folder(db, ctx.project.id, body.folder_id) is None
-        ):
-            raise NotFound("Folder not found")
+        if body.folder_id is not None:
+            await project_folder(db, ctx.project.id, body.folder_id)
         existing = await repository.files_in_folder(db, ctx.project.id, body.folder_id)
         by_name = {row.normalized_name: row for row in existing}
         by_near: dict[str, list[Any]] = defaultdict(list)
@@ -250,27 +251,26 @@ class UploadService:
     async def presign(
         self, db: AsyncSession, principal: Principal, body: PresignUpload
     ) -> dict[str, Any]:
+        """Presign one upload of an accepted type and size into the project (a new file, or a new
+        version of ``fileId``)."""
         ctx = await named_project_access(db, principal, body.project_id, Permission.FILES_UPLOAD)
         name = clean_name(body.file_name)
         if not name:
-            raise ValidationFailed(
-                "fileName is empty", details=[{"field": "fileName", "message": "required"}]
-            )
+            raise InvalidField("fileName", "required", error="fileName is empty")
         check = check_type(name, body.content_type)
         if check.content_type is None:
             raise UnsupportedMediaType(check.reason)
         size_check(body.size_bytes, settings.max_upload_bytes)
         folder_id = body.folder_id
         if body.file_id is not None:
-            file = await repository.get_project_file(db, ctx.project.id, body.file_id)
-            if file is None:
-                raise NotFound("File not found")
+            file = found(
+                await repository.get_project_file(db, ctx.project.id, body.file_id),
+                "File not found",
+            )
             file_id, folder_id = file.id, file.folder_id
         else:
-            if folder_id is not None and (
-                await repository.get_folder(db, ctx.project.id, folder_id) is None
-            ):
-                raise NotFound("Folder not found")
+            if folder_id is not None:
+                await project_folder(db, ctx.project.id, folder_id)
             same = await repository.find_by_name(db, ctx.project.id, folder_id, normalize(name))
             file_id = same.id if same else new_id()
         quota_check(ctx.workspace, body.size_bytes)
@@ -292,6 +292,7 @@ class UploadService:
     async def complete(
         self, db: AsyncSession, principal: Principal, body: CompleteUpload
     ) -> dict[str, Any]:
+        """Complete the caller's upload once (repeats answer the same); refusals record nothing."""
         upload = await upload_repository.get_upload(db, body.upload_id, "file")
         if upload is None or upload.project_id is None or not same_caller(upload, principal):
             raise NotFound("Upload not found")
@@ -367,15 +368,12 @@ class UploadService:
             "sizeBytes": size,
             "contentType": upload.content_type,
         }
-        await audit.record(
+        await audit_change(
             db,
-            action="file.uploaded" if is_new else "file.version_added",
-            entity_type="file",
-            entity_id=file.id,
-            principal=principal,
-            workspace_id=ctx.workspace.id,
-            project_id=ctx.project.id,
-            changes=created(
+            ctx,
+            ("file", file.id),
+            "file.uploaded" if is_new else "file.version_added",
+            created(
                 {"name": file.name, "version": version, "sizeBytes": size, "sha256": body.sha256}
             ),
         )

@@ -1,0 +1,1 @@
+"""The service's home page (HTML or JSON links) and the API docs pages."""

@@ -1,3 +1,5 @@
+"""The home route's answer."""
+
 from pydantic import BaseModel
 
 

@@ -26,6 +26,7 @@ from plumbline.errors import (
 from plumbline.identity import schemas as s
 from plumbline.identity.service import SignedIn, identity
 from plumbline.kit.responses import ORJSONResponse
+from plumbline.openapi import errors
 from plumbline.routing import UnitOfWorkRoute, make_router
 
 SessionCookie = Annotated[str | None, Depends(session_cookie)]
@@ -91,7 +92,7 @@ def _clear_cookie(request: Request) -> None:
     "/sign-up/email",
     response_model=s.TokenAndUser,
     dependencies=PUBLIC,
-    responses=s.errors(403, 409),
+    responses=errors(403, 409),
 )
 async def sign_up(body: s.SignUp, request: Request, uow: UoW) -> ORJSONResponse:
     """Create an account, send the verification e-mail and sign in."""
@@ -102,7 +103,7 @@ async def sign_up(body: s.SignUp, request: Request, uow: UoW) -> ORJSONResponse:
     "/sign-in/email",
     response_model=s.SignedIn,
     dependencies=PUBLIC,
-    responses=s.errors(401, 403),
+    responses=errors(401, 403),
 )
 async def sign_in(body: s.SignIn, request: Request, db: DB) -> ORJSONResponse:
     """Sign in with e-mail and password (10 attempts per minute per IP and per e-mail)."""
@@ -127,7 +128,7 @@ async def get_session(request: Request, db: DB, cookie: SessionCookie = None) ->
     "/send-verification-email",
     response_model=s.Status,
     dependencies=PUBLIC,
-    responses=s.errors(403),
+    responses=errors(403),
 )
 async def send_verification_email(
     body: s.SendVerificationEmail, request: Request, uow: UoW
@@ -141,7 +142,7 @@ async def send_verification_email(
     "/verify-email",
     response_model=s.Status,
     dependencies=[Public],
-    responses={302: {"description": "Redirect to callbackURL"}, **s.errors(410)},
+    responses={302: {"description": "Redirect to callbackURL"}, **errors(410)},
 )
 async def verify_email(
     db: DB,
@@ -159,7 +160,7 @@ async def verify_email(
     "/request-password-reset",
     response_model=s.Status,
     dependencies=PUBLIC,
-    responses=s.errors(403),
+    responses=errors(403),
 )
 async def request_password_reset(
     body: s.RequestPasswordReset, request: Request, uow: UoW
@@ -173,7 +174,7 @@ async def request_password_reset(
     "/reset-password",
     response_model=s.Status,
     dependencies=PUBLIC,
-    responses=s.errors(403, 410),
+    responses=errors(403, 410),
 )
 async def reset_password(body: s.ResetPassword, db: DB) -> ORJSONResponse:
     """Set a new password with a reset token; every session of the user ends."""

@@ -6,7 +6,7 @@ import html
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from plumbline.config import settings
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.kit.mail import Mail
 from plumbline.models import User
 
@@ -31,9 +31,7 @@ def trusted_url(value: str | None, field_name: str) -> str | None:
         ok = False
     if not ok:
         message = "must be a relative path or a URL on a trusted origin"
-        raise ValidationFailed(
-            f"Invalid {field_name}: {message}", details=[{"field": field_name, "message": message}]
-        )
+        raise InvalidField(field_name, message)
     return value
 
 

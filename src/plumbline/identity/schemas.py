@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
-from plumbline.kit.schema import EmailAddress, ErrorBody, Flag, Schema
+from plumbline.kit.schema import EmailAddress, Flag, Schema
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -156,8 +156,3 @@ class Me(BaseModel):
 
 class ViewerPresence(BaseModel):
     hidden: Flag
-
-
-def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI entries for the error statuses a public auth route may answer."""
-    return {status: {"model": ErrorBody} for status in statuses}

@@ -10,11 +10,11 @@ from typing import Any
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, created, diff
+from plumbline.audit.service import audit_as, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import create_session, session_from_cookie
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound, ValidationFailed
+from plumbline.errors import InvalidField, NotFound
 from plumbline.identity import repository as repo
 from plumbline.identity import schemas
 from plumbline.identity.errors import (
@@ -33,7 +33,6 @@ from plumbline.identity.links import (
     with_query,
 )
 from plumbline.kit import clock, crypto, ratelimit
-from plumbline.kit.client_address import client_ip
 from plumbline.mail.tasks import queue
 from plumbline.models import AuthSession, User, UserToken
 
@@ -87,6 +86,7 @@ def session_json(session: Any) -> dict[str, Any]:
 
 
 def check_password(password: str, field_name: str) -> None:
+    """10 to 128 characters with a lower case and an upper case letter, a digit and a symbol."""
     ok = (
         10 <= len(password) <= 128
         and re.search(r"[a-z]", password)
@@ -95,10 +95,7 @@ def check_password(password: str, field_name: str) -> None:
         and re.search(r"[^A-Za-z0-9]", password)
     )
     if not ok:
-        raise ValidationFailed(
-            f"Password {POLICY_TEXT}",
-            details=[{"field": field_name, "message": POLICY_TEXT}],
-        )
+        raise InvalidField(field_name, POLICY_TEXT, error=f"Password {POLICY_TEXT}")
 
 
 class IdentityService:
@@ -125,9 +122,7 @@ class IdentityService:
         queue(uow, verification_mail(user, verify_link(raw, callback_url)))
 
     async def _mail_limits(self, request: Request, purpose: str, email: str) -> None:
-        await ratelimit.hit(
-            f"{purpose}:ip:{client_ip(request) or 'unknown'}", MAIL_PER_IP, MAIL_WINDOW
-        )
+        await ratelimit.hit(ratelimit.per_ip(request, purpose), MAIL_PER_IP, MAIL_WINDOW)
         await ratelimit.hit(f"{purpose}:email:{email}", MAIL_PER_ADDRESS, MAIL_WINDOW)
 
     async def sign_up(self, uow: UnitOfWork, request: Request, body: schemas.SignUp) -> SignedIn:
@@ -150,13 +145,12 @@ class IdentityService:
                 updated_at=now,
             ),
         )
-        await audit.record(
+        await audit_as(
             db,
-            action="user.created",
-            entity_type="user",
-            entity_id=user.id,
-            actor="public",
-            changes=created({"name": user.name, "email": user.email}),
+            "public",
+            ("user", user.id),
+            "user.created",
+            created({"name": user.name, "email": user.email}),
         )
         await self._queue_verification(uow, user, callback_url)
         session, token = await create_session(db, user, request, remember=body.remember_me)
@@ -165,7 +159,7 @@ class IdentityService:
     async def sign_in(self, db: AsyncSession, request: Request, body: schemas.SignIn) -> SignedIn:
         """Same answer, and a similar time, whether or not the e-mail exists."""
         by_ip = await ratelimit.hit(
-            f"sign-in:ip:{client_ip(request) or 'unknown'}", SIGN_IN_LIMIT, SIGN_IN_WINDOW
+            ratelimit.per_ip(request, "sign-in"), SIGN_IN_LIMIT, SIGN_IN_WINDOW
         )
         by_email = await ratelimit.hit(f"sign-in:email:{body.email}", SIGN_IN_LIMIT, SIGN_IN_WINDOW)
         user = await repo.user_by_email(db, body.email)
@@ -183,6 +177,7 @@ class IdentityService:
         )
 
     async def sign_out(self, db: AsyncSession, request: Request, cookie: str | None) -> None:
+        """End the session the cookie names, if any (signing out twice is fine)."""
         found = await session_from_cookie(db, request, cookie)
         if found is not None:
             await db.delete(found[0])
@@ -190,6 +185,7 @@ class IdentityService:
     async def get_session(
         self, db: AsyncSession, request: Request, cookie: str | None
     ) -> dict[str, Any] | None:
+        """The cookie's live session and its user, or None."""
         found = await session_from_cookie(db, request, cookie)
         if found is None:
             return None
@@ -234,13 +230,12 @@ class IdentityService:
         if not user.email_verified:
             user.email_verified = True
             user.updated_at = clock.now()
-            await audit.record(
+            await audit_as(
                 db,
-                action="user.email_verified",
-                entity_type="user",
-                entity_id=user.id,
-                actor="public",
-                changes={"emailVerified": [False, True]},
+                "public",
+                ("user", user.id),
+                "user.email_verified",
+                {"emailVerified": [False, True]},
             )
         await repo.retire_tokens(db, user.id, VERIFY_EMAIL, clock.now())
         return callback
@@ -267,9 +262,7 @@ class IdentityService:
         user.updated_at = now
         await repo.retire_tokens(db, user.id, RESET_PASSWORD, now)
         await repo.delete_sessions(db, user.id)
-        await audit.record(
-            db, action="user.password_reset", entity_type="user", entity_id=user.id, actor="public"
-        )
+        await audit_as(db, "public", ("user", user.id), "user.password_reset")
 
     async def change_password(
         self,
@@ -286,13 +279,7 @@ class IdentityService:
             raise InvalidPassword()
         user.password_hash = crypto.hash_password(body.new_password)
         user.updated_at = clock.now()
-        await audit.record(
-            db,
-            action="user.password_changed",
-            entity_type="user",
-            entity_id=user.id,
-            principal=principal,
-        )
+        await audit_as(db, principal, ("user", user.id), "user.password_changed")
         if not body.revoke_other_sessions:
             return SignedIn({"token": None, "user": user_json(user)})
         current = principal.session
@@ -306,6 +293,7 @@ class IdentityService:
     async def update_user(
         self, db: AsyncSession, principal: Principal, body: schemas.UpdateUser
     ) -> None:
+        """Change the caller's name or image; a change is audited."""
         user = principal.require_user()
         given = body.model_fields_set
         before = {"name": user.name, "image": user.image}
@@ -316,16 +304,10 @@ class IdentityService:
         changes = diff(before, {"name": user.name, "image": user.image})
         if changes:
             user.updated_at = clock.now()
-            await audit.record(
-                db,
-                action="user.updated",
-                entity_type="user",
-                entity_id=user.id,
-                principal=principal,
-                changes=changes,
-            )
+            await audit_as(db, principal, ("user", user.id), "user.updated", changes)
 
     async def list_sessions(self, db: AsyncSession, principal: Principal) -> list[dict[str, Any]]:
+        """The caller's live sessions (their ids, never their tokens)."""
         user = principal.require_user()
         return [session_json(row) for row in await repo.live_sessions(db, user.id, clock.now())]
 
@@ -343,21 +325,22 @@ class IdentityService:
     async def revoke_sessions(
         self, db: AsyncSession, principal: Principal, *, keep_current: bool
     ) -> None:
+        """End every other session of the caller, and the current one unless kept; audited."""
         user = principal.require_user()
         current = principal.session
         await repo.delete_sessions(db, user.id, keep=current.id if current else None)
         if current is not None and not keep_current:
             await db.delete(current)
-        await audit.record(
+        await audit_as(
             db,
-            action="user.sessions_revoked",
-            entity_type="user",
-            entity_id=user.id,
-            principal=principal,
-            changes={"keptCurrent": [None, keep_current]},
+            principal,
+            ("user", user.id),
+            "user.sessions_revoked",
+            {"keptCurrent": [None, keep_current]},
         )
 
     async def me(self, db: AsyncSession, principal: Principal) -> dict[str, Any]:
+        """The caller and the workspaces they belong to, with their role in each."""
         user = principal.require_user()
         workspaces = await repo.member_workspaces(db, user.id)
         return {

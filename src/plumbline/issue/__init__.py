@@ -1,0 +1,1 @@
+"""Issues and work orders: assignees, comments, reference photos, filters and CSV export."""

@@ -8,6 +8,7 @@ from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.project import ProjectContext
+from plumbline.errors import found
 from plumbline.issue import repository as repo
 from plumbline.issue.errors import IssueNotFound, IssuesNotShared
 from plumbline.models import Issue
@@ -27,13 +28,8 @@ def require_shared(ctx: ProjectContext) -> Visibility:
 async def require_row(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Row[Any]:
     """The issue's ``FIELDS.columns`` row within what the caller may see, else 404."""
     row: Row[Any] | None = await repo.get_row(db, visibility(ctx), issue_id)
-    if row is None:
-        raise IssueNotFound()
-    return row
+    return found(row, IssueNotFound())
 
 
 async def require_entity(db: AsyncSession, ctx: ProjectContext, issue_id: str) -> Issue:
-    issue = await repo.get_entity(db, visibility(ctx), issue_id)
-    if issue is None:
-        raise IssueNotFound()
-    return issue
+    return found(await repo.get_entity(db, visibility(ctx), issue_id), IssueNotFound())

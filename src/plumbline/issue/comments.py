@@ -15,10 +15,10 @@ from plumbline.issue import repository as repo
 from plumbline.issue.access import require_row
 from plumbline.issue.schemas import CommentCreate
 from plumbline.kit import clock
+from plumbline.kit.clock import iso
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.notification.service import notification
-from plumbline.records.fields import iso
 
 
 def comment_dict(row: Sequence[Any]) -> dict[str, Any]:

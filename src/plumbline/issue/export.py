@@ -9,9 +9,10 @@ from sqlalchemy import ColumnElement
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.issue import repository as repo
+from plumbline.kit.clock import iso
 from plumbline.kit.export import csv_cell
 from plumbline.records import export
-from plumbline.records.fields import day, iso
+from plumbline.records.fields import day
 
 HEADER = (
     "number",

@@ -1,5 +1,8 @@
-"""List and export filters: ``status``, ``priority``, ``issueKind`` (comma-separated values),
-``assigneeId``, ``q`` (title/description, case-insensitive) and ``updatedSince``."""
+"""The issue list and export filters.
+
+``status``, ``priority``, ``issueKind`` (comma-separated values), ``assigneeId``, ``q``
+(title/description, case-insensitive) and ``updatedSince``.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.issue.schemas import KINDS, PRIORITIES, STATUSES
 
 
@@ -30,9 +33,7 @@ def _values(field: str, raw: str | None, allowed: tuple[str, ...]) -> tuple[str,
     wrong = [v for v in values if v not in allowed]
     if wrong:
         message = f"must be one of {', '.join(allowed)}"
-        raise ValidationFailed(
-            f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
-        )
+        raise InvalidField(field, message)
     return values
 
 

@@ -33,6 +33,7 @@ class ReferencePhotoService:
     async def delete(
         self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str, photo_id: str
     ) -> None:
+        """Remove a reference photo of an issue the caller may see and edit."""
         issue = await require_entity(uow.session, ctx, issue_id)
         await PHOTOS.delete(uow, ctx, issue, photo_id)
 

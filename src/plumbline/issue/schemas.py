@@ -1,5 +1,7 @@
-"""Request and response shapes of the issue routes (the responses are built as dicts; these
-models describe them in the OpenAPI)."""
+"""Request and response shapes of the issue routes.
+
+The responses are built as dicts; these models describe them in the OpenAPI.
+"""
 
 from __future__ import annotations
 

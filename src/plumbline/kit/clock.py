@@ -19,9 +19,18 @@ def set_now(value: datetime | None) -> None:
 
 
 def iso(value: datetime | None) -> str | None:
-    """ISO 8601 UTC with ``Z``, millisecond precision."""
+    """ISO 8601 UTC with ``Z``, millisecond precision; naive values are UTC."""
     if value is None:
         return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    if value.tzinfo is not None and value.tzinfo is not UTC:
+        value = value.astimezone(UTC)
+    # Formatted by hand: twice as fast as isoformat, and list routes format two per row.
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - the fastest formatting
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond // 1000,
+    )

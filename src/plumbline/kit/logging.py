@@ -1,5 +1,7 @@
-"""Structured JSON logs carrying the request id of the request being served, with the credentials
-that URLs carry (signed storage links, public tokens, query tokens) redacted."""
+"""Structured JSON logs carrying the request id, with credentials in URLs redacted.
+
+Redacted: signed storage links, public tokens, query tokens.
+"""
 
 from __future__ import annotations
 

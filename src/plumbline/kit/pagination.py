@@ -16,7 +16,7 @@ from fastapi import Depends, Query, Request
 from sqlalchemy import Select, bindparam
 from sqlalchemy.orm import InstrumentedAttribute
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
@@ -78,9 +78,7 @@ def decode_cursor(cursor: str) -> str:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         decoded = ""
     if not decoded or not decoded.isprintable() or len(decoded) > 200:
-        raise ValidationFailed(
-            "Invalid cursor", details=[{"field": "cursor", "message": "not a cursor from this API"}]
-        )
+        raise InvalidField("cursor", "not a cursor from this API", error="Invalid cursor")
     return decoded
 
 

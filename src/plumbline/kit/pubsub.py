@@ -1,5 +1,6 @@
-"""Channels of JSON events: in-process queues by default, Redis pub/sub when
-``PLUMBLINE_REDIS_URL`` is set (so several server processes share the same channels).
+"""Channels of JSON events: in-process queues by default, Redis pub/sub when configured.
+
+With ``PLUMBLINE_REDIS_URL`` set, several server processes share the same channels.
 
 Delivery is at-most-once and never blocks the publisher: each subscriber has a bounded queue, and
 a subscriber whose queue is full is dropped (its iterator ends) rather than slowing everyone

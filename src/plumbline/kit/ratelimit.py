@@ -7,8 +7,16 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from starlette.requests import Request
+
 from plumbline.config import settings
 from plumbline.errors import RateLimited
+from plumbline.kit.client_address import client_ip
+
+
+def per_ip(request: Request, purpose: str) -> str:
+    """The key of ``purpose``'s limit for the request's client address."""
+    return f"{purpose}:ip:{client_ip(request) or 'unknown'}"
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
-"""Pydantic base models (camelCase on the wire, unknown request fields ignored) and the field
-types several domains share."""
+"""Pydantic base models (camelCase on the wire) and the field types several domains share.
+
+Unknown request fields are ignored.
+"""
 
 import re
 from dataclasses import dataclass

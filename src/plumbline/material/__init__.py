@@ -1,0 +1,1 @@
+"""The workspace's materials catalogue, priced into proposal line items."""

@@ -1,3 +1,5 @@
+"""``/workspaces/{workspaceId}/materials``: CRUD, CSV import and export."""
+
 from typing import Annotated
 
 from fastapi import Depends, Query, Request

@@ -1,3 +1,5 @@
+"""Errors of the materials catalogue."""
+
 from plumbline.errors import Conflict, NotFound
 
 

@@ -1,5 +1,7 @@
-"""Parsing a materials CSV: a header row naming the columns (any order, any case; unknown
-columns such as an export's ``id`` ignored), then one material a row."""
+"""Parsing a materials CSV: a header row naming the columns, then one material a row.
+
+Columns in any order and any case; unknown columns (such as an export's ``id``) are ignored.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.material.schemas import MaterialCreate
 
 MAX_ROWS = 5000
@@ -24,8 +26,8 @@ class ParsedRow:
     errors: list[str] = field(default_factory=list)
 
 
-def _refuse(message: str, field_name: str = "body") -> ValidationFailed:
-    return ValidationFailed(message, details=[{"field": field_name, "message": message}])
+def _refuse(message: str, field_name: str = "body") -> InvalidField:
+    return InvalidField(field_name, message, error=message)
 
 
 def _message(error: dict[str, object]) -> str:

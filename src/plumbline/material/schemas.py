@@ -1,3 +1,5 @@
+"""Request and response shapes of materials and their list filters."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

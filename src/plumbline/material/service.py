@@ -1,9 +1,10 @@
-"""The workspace's materials catalogue: CRUD, an all-or-nothing CSV import, a CSV export, and
-the pricing of proposal line items that name a material.
+"""The workspace's materials catalogue: CRUD, CSV import and export, line-item pricing.
 
+A CSV import is all-or-nothing; proposal line items that name a material are priced from it.
 A SKU is unique within a workspace (checked first; the named constraint settles a race). The
 currency defaults to USD (workspaces carry none). Deletes are for good: a proposal line item
-keeps the name, unit and price it copied, and the material id as a plain reference."""
+keeps the name, unit and price it copied, and the material id as a plain reference.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import ValidationFailed
+from plumbline.errors import ValidationFailed, found
 from plumbline.kit import clock, money
 from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
@@ -69,14 +70,12 @@ class MaterialService:
     async def list_materials(
         self, db: AsyncSession, ctx: WorkspaceContext, filters: MaterialFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The workspace's materials matching the filters, newest first."""
         found, headers = page.finish(await repo.list_rows(db, ctx.workspace.id, filters, page))
         return [_row(row) for row in found], headers
 
     async def _load(self, db: AsyncSession, ctx: WorkspaceContext, material_id: str) -> Material:
-        material = await repo.get(db, ctx.workspace.id, material_id)
-        if material is None:
-            raise MaterialNotFound()
-        return material
+        return found(await repo.get(db, ctx.workspace.id, material_id), MaterialNotFound())
 
     async def _check_sku(
         self, db: AsyncSession, ctx: WorkspaceContext, sku: str | None, own_id: str | None
@@ -90,6 +89,7 @@ class MaterialService:
     async def create(
         self, db: AsyncSession, ctx: WorkspaceContext, data: MaterialCreate
     ) -> dict[str, Any]:
+        """A material with a SKU unique in the workspace; the currency defaults to USD."""
         await self._check_sku(db, ctx, data.sku, None)
         material = Material(
             workspace_id=ctx.workspace.id,
@@ -111,6 +111,7 @@ class MaterialService:
     async def update(
         self, db: AsyncSession, ctx: WorkspaceContext, material_id: str, data: MaterialUpdate
     ) -> dict[str, Any]:
+        """Edit a material; a new SKU must stay unique in the workspace; changes are audited."""
         material = await self._load(db, ctx, material_id)
         given = data.model_fields_set
         if "sku" in given:
@@ -128,6 +129,7 @@ class MaterialService:
         return to_read(FIELDS.of(material))
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext, material_id: str) -> None:
+        """Delete for good: proposal line items keep what they copied."""
         material = await self._load(db, ctx, material_id)
         before = _audited(material)
         await repo.remove(db, material)
@@ -198,6 +200,7 @@ class MaterialService:
         }
 
     def export_csv(self, ctx: WorkspaceContext) -> AsyncIterator[bytes]:
+        """Every material of the workspace as CSV, streamed in batches."""
         workspace_id = ctx.workspace.id
 
         async def batch(

@@ -1,3 +1,5 @@
+"""Access aliases of the member and invite routes."""
+
 from typing import Annotated
 
 from fastapi import Depends

@@ -1,3 +1,5 @@
+"""``/workspaces/{workspaceId}/members``, ``invites`` and ``email-invites``."""
+
 from plumbline.authz.workspace import WorkspaceMember
 from plumbline.db import DB, UoW
 from plumbline.kit.pagination import Page

@@ -1,3 +1,5 @@
+"""Errors of memberships and invites: seats, the last super admin, pending invites."""
+
 from plumbline.errors import Conflict, PaymentRequired
 
 

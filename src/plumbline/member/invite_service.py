@@ -13,7 +13,7 @@ from plumbline.authz.permissions import Role
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.errors import NotFound
+from plumbline.errors import InvalidField, found
 from plumbline.kit import clock, crypto
 from plumbline.kit.mail import Mail
 from plumbline.kit.pagination import PageParams
@@ -24,7 +24,6 @@ from plumbline.member.schemas import EmailInviteCreate, EmailInviteUpdate, Invit
 from plumbline.member.service import (
     ADMIN_ROLES,
     INTERNAL,
-    bad_request,
     require_can_grant,
     require_projects,
 )
@@ -139,9 +138,8 @@ class InviteService:
         return invite_dict(invite, token)
 
     async def revoke_link(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
-        invite = await repository.invite(db, ctx.workspace.id, invite_id)
-        if invite is None:
-            raise NotFound("Invite not found")
+        """Revoke a link invite of the workspace (404 for another workspace's)."""
+        invite = found(await repository.invite(db, ctx.workspace.id, invite_id), "Invite not found")
         await _revoke(db, ctx, invite, "invite")
 
     # E-mail invites
@@ -160,11 +158,11 @@ class InviteService:
         require_can_grant(ctx, role)
         if kind != INTERNAL:
             if role != Role.MEMBER.value:
-                raise bad_request("role", "external collaborators hold the MEMBER role")
+                raise InvalidField("role", "external collaborators hold the MEMBER role")
             if not project_ids:
-                raise bad_request("projectIds", "required for external collaborators")
+                raise InvalidField("projectIds", "required for external collaborators")
         elif project_ids and role in ADMIN_ROLES:
-            raise bad_request("projectIds", "admins and super admins see every project")
+            raise InvalidField("projectIds", "admins and super admins see every project")
         return await require_projects(db, ctx.workspace.id, project_ids)
 
     def _send(
@@ -222,9 +220,10 @@ class InviteService:
     async def _pending(
         self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str
     ) -> EmailInvite:
-        invite = await repository.email_invite(db, ctx.workspace.id, invite_id, lock=True)
-        if invite is None:
-            raise NotFound("Invite not found")
+        invite = found(
+            await repository.email_invite(db, ctx.workspace.id, invite_id, lock=True),
+            "Invite not found",
+        )
         if not _is_pending(invite):
             raise InviteNotPending()
         return invite
@@ -293,6 +292,7 @@ class InviteService:
         return email_invite_dict(invite)
 
     async def revoke_email(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
+        """Revoke a pending e-mail invite (409 once accepted or revoked)."""
         invite = await self._pending(db, ctx, invite_id)
         await _revoke(db, ctx, invite, "email_invite")
 

@@ -1,3 +1,5 @@
+"""Request and response shapes of members and invites."""
+
 from typing import Annotated, Literal
 
 from pydantic import Field, Strict, StringConstraints

@@ -8,12 +8,12 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, created
+from plumbline.audit.service import audit_as, audit_change, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission, Role
 from plumbline.authz.plans import seat_limit
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import Forbidden, NotFound, ValidationFailed
+from plumbline.errors import Forbidden, InvalidField, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.member import repository
@@ -44,12 +44,6 @@ def require_can_grant(ctx: WorkspaceContext, *roles: str) -> None:
         raise Forbidden("Only a super admin can grant or remove the super admin role")
 
 
-def bad_request(field: str, message: str) -> ValidationFailed:
-    return ValidationFailed(
-        f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
-    )
-
-
 async def require_projects(
     db: AsyncSession, workspace_id: str, project_ids: Sequence[str]
 ) -> list[str]:
@@ -58,7 +52,7 @@ async def require_projects(
     found = await repository.live_project_ids(db, workspace_id, wanted)
     missing = [p for p in wanted if p not in found]
     if missing:
-        raise bad_request("projectIds", f"not projects of this workspace: {', '.join(missing)}")
+        raise InvalidField("projectIds", f"not projects of this workspace: {', '.join(missing)}")
     return wanted
 
 
@@ -76,9 +70,8 @@ class MemberService:
         return [member_dict(row, named) for row in rows], headers
 
     async def read(self, db: AsyncSession, workspace_id: str, user_id: str) -> dict[str, Any]:
-        row = await repository.member_row(db, workspace_id, user_id)
-        if row is None:
-            raise NotFound("Member not found")
+        """One member of the workspace with the projects they are named on (404 otherwise)."""
+        row = found(await repository.member_row(db, workspace_id, user_id), "Member not found")
         named = await repository.project_ids_by_user(db, workspace_id, [user_id])
         return member_dict(row, named)
 
@@ -131,14 +124,12 @@ class MemberService:
                     created_at=now,
                 )
             )
-        await audit.record(
+        await audit_as(
             db,
-            action=action,
-            entity_type="member",
-            entity_id=user_id,
-            principal=principal,
-            workspace_id=workspace.id,
-            changes=created(
+            principal,
+            ("member", user_id),
+            action,
+            created(
                 {
                     "role": role,
                     "isExternal": external,
@@ -146,15 +137,16 @@ class MemberService:
                     "projectIds": sorted(project_ids) or None,
                 }
             ),
+            workspace_id=workspace.id,
         )
         await db.flush()
         return joined
 
     async def _target(self, db: AsyncSession, ctx: WorkspaceContext, user_id: str) -> Membership:
-        target = await repository.membership(db, ctx.workspace.id, user_id, lock=True)
-        if target is None:
-            raise NotFound("Member not found")
-        return target
+        return found(
+            await repository.membership(db, ctx.workspace.id, user_id, lock=True),
+            "Member not found",
+        )
 
     async def _keep_a_super_admin(self, db: AsyncSession, target: Membership) -> None:
         if target.role == Role.SUPER_ADMIN.value and not target.is_external:
@@ -165,10 +157,11 @@ class MemberService:
     async def change_role(
         self, db: AsyncSession, ctx: WorkspaceContext, user_id: str, role: str
     ) -> dict[str, Any]:
+        """Only roles the caller may grant; externals stay MEMBER; a super admin always remains."""
         target = await self._target(db, ctx, user_id)
         require_can_grant(ctx, target.role, role)
         if target.is_external and role != Role.MEMBER.value:
-            raise bad_request("role", "external collaborators hold the MEMBER role")
+            raise InvalidField("role", "external collaborators hold the MEMBER role")
         if role != target.role:
             if role != Role.SUPER_ADMIN.value:
                 await self._keep_a_super_admin(db, target)
@@ -226,19 +219,19 @@ class MemberService:
         now = clock.now()
         if target.is_external:
             if not wanted:
-                raise bad_request("projectIds", "external collaborators need at least one project")
+                raise InvalidField("projectIds", "external collaborators need at least one project")
             held = {pm.project_id: pm.project_role for pm in existing}
             project_role = next((pm.project_role for pm in existing if pm.project_role), None)
             added: list[str] = [p for p in wanted if p not in held]
             if added and project_role is None:
-                raise bad_request("projectIds", "this collaborator has no project role to extend")
+                raise InvalidField("projectIds", "this collaborator has no project role to extend")
             dropped = [p for p in held if p not in wanted]
             if dropped:
                 await repository.delete_project_members(db, ctx.workspace.id, user_id, dropped)
             new_rows = [(p, project_role) for p in added]
         else:
             if wanted is not None and target.role in ADMIN_ROLES:
-                raise bad_request("projectIds", "admins and super admins see every project")
+                raise InvalidField("projectIds", "admins and super admins see every project")
             await repository.delete_project_members(db, ctx.workspace.id, user_id)
             target.restricted = wanted is not None
             new_rows = [(p, None) for p in wanted or []]

@@ -1,3 +1,5 @@
+"""The ``api_keys`` table: project API keys, stored as hashes with their scopes."""
+
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, String

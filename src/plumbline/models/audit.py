@@ -1,3 +1,5 @@
+"""The ``audit_logs`` table: one row per audited write."""
+
 from datetime import datetime
 from typing import Any
 

@@ -1,3 +1,5 @@
+"""The ``billing_events`` table: processor events, each applied once."""
+
 from datetime import datetime
 
 from sqlalchemy import String

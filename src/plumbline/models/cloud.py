@@ -1,3 +1,5 @@
+"""The ``cloud_connections`` and ``cloud_authorizations`` tables (tokens sealed)."""
+
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, String, Text, UniqueConstraint

@@ -1,3 +1,5 @@
+"""The ``digest_runs`` table: one row per digest sent to a workspace on a day."""
+
 from datetime import date, datetime
 
 from sqlalchemy import String, UniqueConstraint

@@ -1,3 +1,5 @@
+"""The ``sheet_results`` table: what the drawing AI computed for a page."""
+
 from datetime import datetime
 from typing import Any
 

@@ -1,3 +1,5 @@
+"""The ``field_reports`` table."""
+
 from datetime import date, datetime
 from typing import Any
 

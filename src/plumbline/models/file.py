@@ -1,3 +1,5 @@
+"""Folders, files, versions, uploads, attachments, locks and viewer states."""
+
 from datetime import datetime
 from typing import Any
 

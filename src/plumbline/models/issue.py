@@ -1,3 +1,5 @@
+"""The ``issues`` and ``issue_comments`` tables."""
+
 from datetime import date, datetime
 from typing import Any
 

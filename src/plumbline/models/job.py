@@ -1,3 +1,5 @@
+"""The ``jobs`` table: background work and its attempts."""
+
 from datetime import datetime
 from typing import Any
 

@@ -1,3 +1,5 @@
+"""The ``materials`` table: a workspace's catalogue."""
+
 from decimal import Decimal
 
 from sqlalchemy import ForeignKey, Index, Numeric, String, UniqueConstraint

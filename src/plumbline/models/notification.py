@@ -1,3 +1,5 @@
+"""The ``notifications`` table: in-app notifications per user."""
+
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, Index, String, Text

@@ -1,3 +1,5 @@
+"""The ``occupant_links`` and ``occupant_requests`` tables of the occupant portal."""
+
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, Index, String

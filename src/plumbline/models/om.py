@@ -1,5 +1,7 @@
-"""Operations and maintenance: assets with their meters, meter readings, maintenance schedules,
-the work orders generated from them and the completions kept for compliance figures."""
+"""O&M tables: assets and meter readings, maintenance schedules, work orders, completions.
+
+Completions are kept for the compliance figures.
+"""
 
 from datetime import date, datetime
 from decimal import Decimal

@@ -1,3 +1,5 @@
+"""The ``inspection_templates`` and ``inspection_runs`` tables."""
+
 from datetime import datetime
 from typing import Any
 

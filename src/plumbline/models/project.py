@@ -1,3 +1,5 @@
+"""Projects, their named members and their per-project number counters."""
+
 from datetime import date, datetime
 from typing import Any
 

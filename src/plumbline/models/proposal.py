@@ -1,3 +1,5 @@
+"""The ``proposals`` table."""
+
 from datetime import datetime
 from decimal import Decimal
 from typing import Any

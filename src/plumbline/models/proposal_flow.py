@@ -1,5 +1,4 @@
-"""A proposal's life after the draft: revisions sent, internal comments, the client thread and
-the reminders already sent."""
+"""A proposal after the draft: revisions sent, comments, the client thread, reminders sent."""
 
 from datetime import datetime
 from typing import Any

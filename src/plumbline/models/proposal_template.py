@@ -1,3 +1,5 @@
+"""The ``proposal_templates`` table: a workspace's reusable proposals."""
+
 from decimal import Decimal
 
 from sqlalchemy import ForeignKey, String, Text, UniqueConstraint

@@ -1,3 +1,5 @@
+"""The ``punch_items`` and ``punch_item_assignees`` tables."""
+
 from datetime import date, datetime
 from typing import Any
 

@@ -1,3 +1,5 @@
+"""RFIs, their assignees and their message thread."""
+
 from datetime import date, datetime
 from typing import Any
 

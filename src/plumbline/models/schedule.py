@@ -1,3 +1,5 @@
+"""A project's schedule and its tasks."""
+
 from datetime import datetime
 from typing import Any
 

@@ -1,3 +1,5 @@
+"""Users, their sessions and their one-time tokens (verification, password reset)."""
+
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, String

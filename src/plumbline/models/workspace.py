@@ -1,3 +1,5 @@
+"""Workspaces, memberships, link invites and e-mail invites."""
+
 from datetime import datetime
 
 from sqlalchemy import BigInteger, ForeignKey, String, UniqueConstraint

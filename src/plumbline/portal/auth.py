@@ -6,7 +6,7 @@ from fastapi import Depends
 
 from plumbline.auth.principal import Principal
 from plumbline.auth.public_token import public_token
-from plumbline.portal.invite_service import EMAIL_INVITE, INVITE_LINK
+from plumbline.member.invite_tokens import EMAIL_INVITE, INVITE_LINK
 
 InviteLinkToken = Annotated[Principal, Depends(public_token(INVITE_LINK))]
 EmailInviteToken = Annotated[Principal, Depends(public_token(EMAIL_INVITE))]

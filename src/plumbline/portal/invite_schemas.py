@@ -1,3 +1,5 @@
+"""Response shapes of the public invite routes."""
+
 from plumbline.kit.schema import Schema
 
 

@@ -1,19 +1,16 @@
+"""``/invites/{token}`` and ``/email-invites/{token}``: preview and accept an invite."""
+
 from plumbline.auth.deps import CurrentUserUnverified
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody
+from plumbline.member.invite_tokens import invite_tokens
+from plumbline.openapi import errors
 from plumbline.portal.auth import EmailInviteToken, InviteLinkToken
 from plumbline.portal.invite_schemas import EmailInvitePreview, InviteAccepted, InvitePreview
-from plumbline.portal.invite_service import invite_tokens
 from plumbline.routing import make_router
 
 router = make_router(tags=["invites"])
-EXPIRED: dict[int | str, dict[str, object]] = {
-    410: {"model": ErrorBody, "description": "The invite has expired"}
-}
-USED: dict[int | str, dict[str, object]] = {
-    409: {"model": ErrorBody, "description": "The invite has already been accepted"}
-}
+EXPIRED = errors(texts={410: "The invite has expired"})
 
 
 @router.get("/invites/{token}", response_model=InvitePreview, responses=EXPIRED)
@@ -31,7 +28,7 @@ async def accept_invite(token: str, principal: CurrentUserUnverified, db: DB) ->
 @router.get(
     "/email-invites/{token}",
     response_model=EmailInvitePreview,
-    responses={**EXPIRED, **USED},
+    responses={**EXPIRED, **errors(texts={409: "The invite has already been accepted"})},
 )
 async def preview_email_invite(principal: EmailInviteToken) -> ORJSONResponse:
     """What an e-mail invite offers: the workspace, role, address and kind."""

@@ -1,3 +1,5 @@
+"""Project routes: CRUD, the session, settings, team and named access."""
+
 from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse

@@ -37,7 +37,7 @@ PROJECT_COLUMNS: tuple[Any, ...] = (
     Project.timezone,
     Project.operations_mode,
     # Read without UTCDateTime's per-value conversion: asyncpg returns UTC, SQLite the stored
-    # naive UTC; ``service.utc_iso`` formats either.
+    # naive UTC; ``clock.iso`` formats either.
     type_coerce(Project.created_at, DateTime(timezone=True)).label("created_at"),
     type_coerce(Project.updated_at, DateTime(timezone=True)).label("updated_at"),
 )

@@ -1,0 +1,1 @@
+"""Routes without a credential: health and the marketing chat."""

@@ -1,5 +1,7 @@
-"""The marketing chat: the product FAQ shipped in this package (``faq.md``), ranked with BM25
-against the visitor's last message. No outside service; a weak best match says so."""
+"""The marketing chat: the product FAQ (``faq.md``) ranked with BM25 against the question.
+
+The visitor's last message is the question. No outside service; a weak best match says so.
+"""
 
 from __future__ import annotations
 

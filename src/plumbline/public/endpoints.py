@@ -1,3 +1,5 @@
+"""``/health`` and ``/public/marketing/chat``."""
+
 from fastapi import Request
 from sqlalchemy import text
 

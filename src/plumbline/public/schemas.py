@@ -1,3 +1,5 @@
+"""Request and response shapes of the public routes."""
+
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints

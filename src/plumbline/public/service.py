@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.kit import ratelimit
-from plumbline.kit.client_address import client_ip
 from plumbline.public.chat import faq
 from plumbline.public.schemas import ChatRequest
 
@@ -17,11 +16,11 @@ CHAT_WINDOW = 15 * 60
 async def marketing_reply(request: Request, body: ChatRequest) -> tuple[str, dict[str, str]]:
     """The reply and the rate-limit headers (429 with Retry-After when over the limit)."""
     verdict = await ratelimit.hit(
-        f"marketing-chat:ip:{client_ip(request) or 'unknown'}", CHAT_LIMIT, CHAT_WINDOW
+        ratelimit.per_ip(request, "marketing-chat"), CHAT_LIMIT, CHAT_WINDOW
     )
     last = body.messages[-1]
     if last.role != "user":
         field = f"messages.{len(body.messages) - 1}.role"
         message = "the last message must be the visitor's (role user)"
-        raise ValidationFailed(message, details=[{"field": field, "message": message}])
+        raise InvalidField(field, message, error=message)
     return faq().reply(last.content), verdict.headers()

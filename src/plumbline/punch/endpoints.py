@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/punch``: punch items, their photos and CSV export."""
+
 from typing import Annotated
 
 from fastapi import Depends

@@ -1,3 +1,5 @@
+"""Refusals of the punch workflow and visibility rules."""
+
 from plumbline.errors import Forbidden, InvalidTransition
 
 

@@ -7,12 +7,13 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.kit.clock import iso
 from plumbline.kit.export import csv_cell
 from plumbline.models import PunchItem
 from plumbline.punch import repository as repo
 from plumbline.punch.schemas import PunchFilters
 from plumbline.records import export
-from plumbline.records.fields import day, iso
+from plumbline.records.fields import day
 from plumbline.records.visibility import Visibility
 
 HEADER = (

@@ -1,3 +1,5 @@
+"""Request and response shapes of punch items and their list filters."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -21,7 +21,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import AppError, NotFound, ValidationFailed
+from plumbline.errors import AppError, InvalidField, ValidationFailed, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -89,11 +89,13 @@ def _unique(values: Iterable[str]) -> list[str]:
 
 class PunchService:
     def visibility(self, ctx: ProjectContext) -> Visibility:
+        """Clients see punch items only where the project shares them (``showPunch``)."""
         return Visibility.of(ctx, "showPunch")
 
     async def list_items(
         self, db: AsyncSession, ctx: ProjectContext, filters: PunchFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The items the caller may see, with assignees and photos (clients: 403 if not shared)."""
         vis = self.visibility(ctx).collection(PunchHiddenFromClients)
         query = page.apply(repo.filtered(vis, filters), PunchItem.id)
         found, headers = page.finish(await repo.rows(db, query))
@@ -106,10 +108,7 @@ class PunchService:
         ], headers
 
     async def _load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
-        item = await repo.get(db, self.visibility(ctx), punch_id)
-        if item is None:
-            raise NotFound("Punch item not found")
-        return item
+        return found(await repo.get(db, self.visibility(ctx), punch_id), "Punch item not found")
 
     async def _read(
         self, db: AsyncSession, item: PunchItem, assignee_ids: list[str] | None = None
@@ -122,6 +121,7 @@ class PunchService:
         )
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> dict[str, Any]:
+        """One item the caller may see (404 otherwise)."""
         return await self._read(db, await self._load(db, ctx, punch_id))
 
     async def _check_assignees(
@@ -141,9 +141,10 @@ class PunchService:
         self, db: AsyncSession, ctx: ProjectContext, version_id: str | None
     ) -> None:
         if version_id and not await file_of_version(db, ctx.project.id, version_id):
-            raise ValidationFailed(
-                "fileVersionId is not a file version of this project",
-                details=[{"field": "fileVersionId", "message": "not found in this project"}],
+            raise InvalidField(
+                "fileVersionId",
+                "not found in this project",
+                error="fileVersionId is not a file version of this project",
             )
 
     async def _assigned(
@@ -157,6 +158,7 @@ class PunchService:
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, data: PunchCreate
     ) -> dict[str, Any]:
+        """A new OPEN item numbered in the project; an external's own item is assigned to them."""
         db = uow.session
         self.visibility(ctx).collection(PunchHiddenFromClients)
         assignee_ids = _unique(data.assignee_ids or [])
@@ -224,6 +226,7 @@ class PunchService:
     async def update(
         self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, data: PunchUpdate
     ) -> dict[str, Any]:
+        """Edits and status steps of the workflow (closing and reopening by MANAGER and above)."""
         db = uow.session
         item = await self._load(db, ctx, punch_id)
         given = data.model_fields_set
@@ -280,6 +283,7 @@ class PunchService:
         return results
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> None:
+        """Soft delete; members delete only the items they created."""
         item = await self._load(db, ctx, punch_id)
         await soft_delete(
             db,
@@ -307,6 +311,7 @@ class PunchService:
     async def delete_photo(
         self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, photo_id: str
     ) -> None:
+        """Remove a reference photo of an item the caller may see."""
         await PHOTOS.delete(uow, ctx, await self._load(uow.session, ctx, punch_id), photo_id)
 
     def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[bytes]:

@@ -1,5 +1,7 @@
-"""One presign/complete/delete flow for the files of a record: issue and punch reference
-photos, RFI attachments (stored as attachments, within per-module limits)."""
+"""One presign/complete/delete flow for the files of a record, within per-module limits.
+
+Issue and punch reference photos, RFI attachments (stored as attachments).
+"""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.project import ProjectContext
+from plumbline.errors import found
 from plumbline.models import Rfi
 from plumbline.records.visibility import Visibility
 from plumbline.rfi.errors import RfiClosed, RfiNotFound
@@ -16,12 +17,8 @@ async def visible_rfi(
     db: AsyncSession, ctx: ProjectContext, rfi_id: str, *, for_update: bool = False
 ) -> Rfi:
     """The RFI if the caller may see it (404 otherwise, deleted ones included)."""
-    rfi = await rfi_repository.get(
-        db, Visibility.of(ctx, "showRfis"), rfi_id, for_update=for_update
-    )
-    if rfi is None:
-        raise RfiNotFound()
-    return rfi
+    vis = Visibility.of(ctx, "showRfis")
+    return found(await rfi_repository.get(db, vis, rfi_id, for_update=for_update), RfiNotFound())
 
 
 async def open_rfi(db: AsyncSession, ctx: ProjectContext, rfi_id: str, action: str) -> Rfi:

@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/rfi``: RFIs, their messages, attachments and CSV export."""
+
 from __future__ import annotations
 
 from datetime import datetime

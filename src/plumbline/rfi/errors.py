@@ -1,6 +1,8 @@
+"""Refusals of the RFI workflow and visibility rules."""
+
 from typing import Any
 
-from plumbline.errors import Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed
+from plumbline.errors import Conflict, Forbidden, InvalidTransition, NotFound
 
 
 class RfiNotFound(NotFound):
@@ -28,10 +30,3 @@ class NotRfiManager(Forbidden):
 
 class NotRfiResponder(Forbidden):
     message = "Only a responder or the RFI's manager can answer this RFI"
-
-
-def invalid(field: str, message: str) -> ValidationFailed:
-    """A 400 naming the (camelCase) field at fault."""
-    return ValidationFailed(
-        f"Invalid {field}: {message}", details=[{"field": field, "message": message}]
-    )

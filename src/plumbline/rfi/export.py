@@ -7,9 +7,10 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.kit.clock import iso
 from plumbline.kit.export import csv_cell
 from plumbline.records import export
-from plumbline.records.fields import day, iso
+from plumbline.records.fields import day
 from plumbline.records.visibility import Visibility
 from plumbline.rfi.repository import ASSIGNEES, RfiFilters, rfi_repository
 from plumbline.rfi.sanitize import to_text

@@ -9,12 +9,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change
 from plumbline.authz.project import ProjectContext
+from plumbline.errors import InvalidField
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import RfiMessage
 from plumbline.rfi.access import open_rfi, visible_rfi
-from plumbline.rfi.errors import invalid
 from plumbline.rfi.repository import rfi_repository
 from plumbline.rfi.sanitize import sanitize, to_text
 from plumbline.rfi.schemas import MessageCreate
@@ -40,6 +40,7 @@ class RfiMessageService:
     async def list_messages(
         self, db: AsyncSession, ctx: ProjectContext, rfi_id: str, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The thread of an RFI the caller may see, the official response marked."""
         rfi = await visible_rfi(db, ctx, rfi_id)
         official = (rfi.official_response or {}).get("messageId")
         rows, headers = page.finish(await rfi_repository.message_rows(db, rfi.id, page))
@@ -53,7 +54,7 @@ class RfiMessageService:
         rfi = await open_rfi(db, ctx, rfi_id, "post messages")
         clean = sanitize(body.body)
         if not to_text(clean):
-            raise invalid("body", "must contain some text")
+            raise InvalidField("body", "must contain some text")
         message = RfiMessage(
             id=new_id(),
             rfi_id=rfi.id,

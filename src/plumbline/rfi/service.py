@@ -11,7 +11,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden
+from plumbline.errors import Forbidden, InvalidField
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -28,7 +28,6 @@ from plumbline.rfi.errors import (
     RfiClosed,
     RfisNotShared,
     RfiTransitionRefused,
-    invalid,
 )
 from plumbline.rfi.repository import (
     ASSIGNEES,
@@ -95,6 +94,7 @@ class RfiService:
     async def list_rfis(
         self, db: AsyncSession, ctx: ProjectContext, filters: RfiFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The RFIs the caller may see with their responders and attachments."""
         rows, headers = page.finish(
             await rfi_repository.list_rows(db, self.collection_viewer(ctx), filters, page)
         )
@@ -104,6 +104,7 @@ class RfiService:
         return [rfi_dict(row._mapping, assignees[row.id], files[row.id]) for row in rows], headers
 
     async def read(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> dict[str, Any]:
+        """One RFI the caller may see (404 otherwise)."""
         rfi = await visible_rfi(db, ctx, rfi_id)
         return await self._view(db, rfi)
 
@@ -118,6 +119,7 @@ class RfiService:
     # ---- create, update, delete --------------------------------------------------------------
 
     async def create(self, uow: UnitOfWork, ctx: ProjectContext, body: RfiCreate) -> dict[str, Any]:
+        """A new OPEN RFI by an internal member, managed by its creator unless named."""
         db = uow.session
         if ctx.is_external:
             raise Forbidden("External collaborators cannot create RFIs")
@@ -141,13 +143,14 @@ class RfiService:
     async def update(
         self, uow: UnitOfWork, ctx: ProjectContext, rfi_id: str, body: RfiUpdate
     ) -> dict[str, Any]:
+        """Edits and workflow steps (``rfi.workflow``); a CLOSED RFI changes only by reopening."""
         db = uow.session
         refused = body.refused_nulls()
         if refused:
-            raise invalid(refused[0], "cannot be null")
+            raise InvalidField(refused[0], "cannot be null")
         given = body.model_fields_set
         if body.answer_message_id is not None and body.status != ANSWERED:
-            raise invalid("answerMessageId", 'is only accepted with status "ANSWERED"')
+            raise InvalidField("answerMessageId", 'is only accepted with status "ANSWERED"')
         rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
         responders = (await ASSIGNEES.of(db, [rfi.id]))[rfi.id]
         current = rfi.status
@@ -184,7 +187,7 @@ class RfiService:
         if final_status == IN_REVIEW and not new_responders:
             if step is not None:
                 raise RfiTransitionRefused(current, IN_REVIEW, "it needs at least one responder")
-            raise invalid("assigneeIds", "an RFI in review keeps at least one responder")
+            raise InvalidField("assigneeIds", "an RFI in review keeps at least one responder")
         message = None
         if step == (IN_REVIEW, ANSWERED):
             if body.answer_message_id is None:
@@ -282,6 +285,7 @@ class RfiService:
         return diff(before, FIELDS.audited(rfi, STEP_FIELDS))
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, rfi_id: str) -> None:
+        """Soft delete; members delete only the RFIs they created."""
         rfi = await visible_rfi(db, ctx, rfi_id, for_update=True)
         await soft_delete(
             db,
@@ -307,9 +311,9 @@ class RfiService:
         people = await assignable(db, ctx, wanted)
         for user_id in responders:
             if user_id not in people:
-                raise invalid("assigneeIds", f"{user_id} cannot respond on this project")
+                raise InvalidField("assigneeIds", f"{user_id} cannot respond on this project")
         if manager_id is not None and not people.get(manager_id):
-            raise invalid("managerId", f"{manager_id} cannot manage RFIs on this project")
+            raise InvalidField("managerId", f"{manager_id} cannot manage RFIs on this project")
 
     async def _check_references(
         self,
@@ -320,12 +324,12 @@ class RfiService:
     ) -> None:
         project_id = ctx.project.id
         if file_version_id and not await file_of_version(db, project_id, file_version_id):
-            raise invalid("fileVersionId", "no such file version in this project")
+            raise InvalidField("fileVersionId", "no such file version in this project")
         if issue_ids:
             known = await rfi_repository.known_issue_ids(db, project_id, issue_ids)
             missing = [i for i in issue_ids if i not in known]
             if missing:
-                raise invalid("issueIds", f"no issue {missing[0]} in this project")
+                raise InvalidField("issueIds", f"no issue {missing[0]} in this project")
 
     async def _assigned(
         self, uow: UnitOfWork, ctx: ProjectContext, rfi: Rfi, user_ids: Iterable[str]

@@ -1,0 +1,1 @@
+"""A project's schedule: tasks with dependencies, replaced whole and exported as CSV."""

@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/schedule``: read, replace and export."""
+
 from collections.abc import AsyncIterator
 
 from fastapi.responses import StreamingResponse

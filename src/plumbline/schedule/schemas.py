@@ -1,3 +1,5 @@
+"""Request and response shapes of the schedule and its tasks."""
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -10,10 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change
 from plumbline.authz.project import ProjectContext
 from plumbline.kit import clock
+from plumbline.kit.clock import iso
 from plumbline.kit.export import csv_cell
 from plumbline.records import repository as records_repo
 from plumbline.records.export import csv_bytes
-from plumbline.records.fields import iso
 from plumbline.records.visibility import Visibility
 from plumbline.schedule import repository as repo
 from plumbline.schedule.errors import ScheduleHiddenFromClients
@@ -91,6 +91,7 @@ def _readable(ctx: ProjectContext) -> None:
 
 class ScheduleService:
     async def get(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        """The project's schedule: its tasks, version and last update (version 0 before any)."""
         _readable(ctx)
         rows = await repo.read(db, ctx.project.id)
         if not rows:

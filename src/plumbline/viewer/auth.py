@@ -1,5 +1,4 @@
-"""Who may do what with a file version: the access layer's aliases for the viewer routes (the
-rules, including what clients may read, are in ``plumbline.authz.files``)."""
+"""Access aliases of the viewer routes (the rules, clients' included, are in ``authz.files``)."""
 
 from typing import Annotated
 

@@ -1,3 +1,5 @@
+"""Viewer routes: version locks, saved viewer state and live co-viewing."""
+
 from fastapi import Query
 from fastapi.responses import StreamingResponse
 

@@ -1,3 +1,5 @@
+"""Errors of locks, viewer state and co-viewing."""
+
 from plumbline.errors import Conflict, Forbidden, NotFound
 
 

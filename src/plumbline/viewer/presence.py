@@ -1,10 +1,11 @@
-"""Where room membership lives: a hash per room (connection id -> encoded member) with
-compare-and-set writes, and one global sequence number stamped on every change.
+"""Where room membership lives: a hash per room with compare-and-set writes.
 
-In one process it is a dict; with ``PLUMBLINE_REDIS_URL`` it is a Redis hash written by a Lua
+Connection id -> encoded member, and one global sequence number stamped on every change. In
+one process it is a dict; with ``PLUMBLINE_REDIS_URL`` it is a Redis hash written by a Lua
 script, so every server process sees and changes the same membership atomically. The sequence
 lets subscribers discard a presence snapshot older than one they already have (two processes
-may publish their snapshots out of order)."""
+may publish their snapshots out of order).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Queries of file-version locks (for the viewer and the file module's deletes) and of viewer
-state. Writes are single conditional statements, so two
-concurrent requests cannot both win (the database arbitrates, not the application)."""
+"""Queries of file-version locks and viewer state.
+
+Locks serve the viewer and the file module's deletes. Writes are single conditional
+statements, so two concurrent requests cannot both win (the database arbitrates, not the
+application).
+"""
 
 from __future__ import annotations
 

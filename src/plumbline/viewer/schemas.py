@@ -1,3 +1,5 @@
+"""Request and response shapes of the viewer routes."""
+
 from typing import Annotated, Any
 
 from pydantic import Field, Strict

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_change
 from plumbline.auth.principal import Principal
 from plumbline.authz.files import VersionAccess, require
 from plumbline.authz.permissions import Permission
 from plumbline.db import UnitOfWork
 from plumbline.kit import clock, ratelimit
+from plumbline.models import FileLock
 from plumbline.viewer import repository
 from plumbline.viewer.collab import Viewer, hub
 from plumbline.viewer.errors import LockHeld, RevisionConflict
@@ -36,16 +37,7 @@ def _lock_body(file_version_id: str, lock: tuple[str, Any, Any]) -> dict[str, An
 async def _audit(
     db: AsyncSession, access: VersionAccess, action: str, changes: dict[str, list[Any]]
 ) -> None:
-    await audit.record(
-        db,
-        action=action,
-        entity_type="file_version",
-        entity_id=access.version.id,
-        principal=access.ctx.principal,
-        workspace_id=access.version.workspace_id,
-        project_id=access.version.project_id,
-        changes=changes,
-    )
+    await audit_change(db, access.ctx, ("file_version", access.version.id), action, changes)
 
 
 class LockService:
@@ -110,18 +102,25 @@ class LockService:
                 )
             )
 
+    async def held_by_other(
+        self, db: AsyncSession, version_ids: Sequence[str], user_id: str | None
+    ) -> FileLock | None:
+        """A live lock on one of the versions held by someone other than ``user_id``: writes
+        to a version (markups here, renames and deletes in the file module) wait for it."""
+        return await repository.lock_held_by_other(db, version_ids, user_id, clock.now())
+
     async def ensure_not_locked_by_other(
         self, db: AsyncSession, file_version_id: str, user_id: str | None
     ) -> None:
-        """409 LOCKED when someone other than ``user_id`` holds a live lock on the version
-        (for writes to a version: markups here, deletes in the file module)."""
-        lock = await repository.lock_held_by_other(db, [file_version_id], user_id, clock.now())
+        """409 LOCKED when someone other than ``user_id`` holds a live lock on the version."""
+        lock = await self.held_by_other(db, [file_version_id], user_id)
         if lock is not None:
             raise LockHeld(lockedBy=lock.locked_by, expiresAt=clock.iso(lock.expires_at))
 
 
 class ViewerStateService:
     async def read(self, db: AsyncSession, access: VersionAccess) -> dict[str, Any]:
+        """The version's saved viewer state and its revision (0 before any save)."""
         found = await repository.get_state(db, access.version.id)
         state, revision = found if found is not None else ({}, 0)
         return {"viewerState": state, "revision": revision}
@@ -161,6 +160,7 @@ class ViewerStateService:
 
 
 def viewer_of(principal: Principal) -> Viewer:
+    """The caller as a co-viewer; a user who hides their presence stays out of ``members``."""
     user = principal.require_user()
     return Viewer(user_id=user.id, name=user.name, hidden=user.presence_hidden)
 
@@ -183,12 +183,15 @@ class CollabService:
     async def heartbeat(
         self, access: VersionAccess, connection_id: str, page_index: int | None
     ) -> None:
+        """Keep the caller's own connection in the room (swept after 75 s without one)."""
         await hub.heartbeat(access.version.id, connection_id, access.user_id, page_index)
 
     async def leave(self, access: VersionAccess, connection_id: str) -> None:
+        """Take the caller's own connection out of the room (404 for another's)."""
         await hub.leave(access.version.id, connection_id, access.user_id)
 
     async def end_session(self, access: VersionAccess) -> None:
+        """The host ends co-viewing for everyone (403 to anyone else)."""
         await hub.end_session(access.version.id, access.user_id)
 
 

@@ -1,3 +1,5 @@
+"""``/workspaces``: create, read, update, delete, and the workspace dashboard."""
+
 from plumbline.auth.deps import CurrentUser
 from plumbline.authz.workspace import WorkspaceMember
 from plumbline.db import DB

@@ -1,3 +1,5 @@
+"""Errors of workspaces."""
+
 from plumbline.errors import Conflict
 
 

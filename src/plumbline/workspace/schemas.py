@@ -1,3 +1,5 @@
+"""Request and response shapes of workspaces and their dashboard."""
+
 from typing import Annotated
 
 from pydantic import BeforeValidator, Field, StringConstraints

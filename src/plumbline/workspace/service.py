@@ -10,13 +10,14 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, audit_stamp, created, diff
+from plumbline.audit.service import audit_as, audit_change, audit_stamp, created, diff
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, seat_limit, storage_quota
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.dashboard.service import ISSUE_STATUSES
-from plumbline.errors import Forbidden, ValidationFailed
+from plumbline.errors import Forbidden, InvalidField
+from plumbline.file.branding import logo_url
 from plumbline.kit import clock
 from plumbline.models import Membership, Workspace
 from plumbline.workspace import repository
@@ -31,13 +32,10 @@ PurgeHook = Callable[[AsyncSession, list[str]], Awaitable[None]]
 
 
 def slugify(name: str) -> str:
+    """The name as ASCII lower-case words joined by hyphens ("workspace" when nothing is left)."""
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
     return slug[:SLUG_BASE_LENGTH].strip("-") or "workspace"
-
-
-def logo_url(workspace: Workspace) -> str | None:
-    return f"/api/v1/public/workspaces/{workspace.id}/logo" if workspace.logo_key else None
 
 
 def workspace_dict(workspace: Workspace, seats_used: int) -> dict[str, Any]:
@@ -46,7 +44,7 @@ def workspace_dict(workspace: Workspace, seats_used: int) -> dict[str, Any]:
         "id": workspace.id,
         "name": workspace.name,
         "slug": workspace.slug,
-        "logo": logo_url(workspace),
+        "logo": logo_url(workspace.id) if workspace.logo_key else None,
         "primaryColor": workspace.primary_color,
         "plan": workspace.plan,
         "subscriptionStatus": workspace.subscription_status,
@@ -108,14 +106,13 @@ class WorkspaceService:
                 joined_at=now,
             )
         )
-        await audit.record(
+        await audit_as(
             db,
-            action="workspace.created",
-            entity_type="workspace",
-            entity_id=workspace.id,
-            principal=principal,
+            principal,
+            ("workspace", workspace.id),
+            "workspace.created",
+            created(_audited(workspace)),
             workspace_id=workspace.id,
-            changes=created(_audited(workspace)),
         )
         await db.flush()
         return workspace_dict(workspace, seats_used=1)
@@ -130,19 +127,18 @@ class WorkspaceService:
         return f"{base}-{n}"
 
     async def read(self, db: AsyncSession, ctx: WorkspaceContext) -> dict[str, Any]:
+        """The workspace with its seats used."""
         return workspace_dict(ctx.workspace, await _seats_used(db, ctx.workspace.id))
 
     async def update(
         self, db: AsyncSession, ctx: WorkspaceContext, data: WorkspaceUpdate
     ) -> dict[str, Any]:
+        """Rename, re-slug (unique) or recolour the workspace; name and slug are never null."""
         workspace = ctx.workspace
         given = data.model_fields_set
         for field in ("name", "slug"):
             if field in given and getattr(data, field) is None:
-                raise ValidationFailed(
-                    f"Invalid {field}: may not be null",
-                    details=[{"field": field, "message": "may not be null"}],
-                )
+                raise InvalidField(field, "may not be null")
         before = _audited(workspace)
         if data.slug is not None and data.slug != workspace.slug:
             if await repository.slug_taken(db, data.slug, exclude_id=workspace.id):

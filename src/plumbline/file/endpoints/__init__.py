@@ -1,10 +1,13 @@
 """The routers of the files domain (registered in ``plumbline.api``)."""
 
-from typing import Any
+from functools import partial
 
-from plumbline.kit.schema import ErrorBody
+from plumbline import openapi
 
-_DESCRIPTIONS = {
+# The files routes' wording of their error responses in the OpenAPI. 403 and 409 repeat
+# FastAPI's phrase on purpose: a given description is served before the content, the order
+# clients of the published description already have.
+DESCRIPTIONS = {
     402: "Plan required or storage quota exceeded",
     403: "Forbidden",
     404: "Not found",
@@ -15,8 +18,4 @@ _DESCRIPTIONS = {
     416: "Requested range not satisfiable",
 }
 BINARY = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
-
-
-def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """Extra error responses of a route, for the OpenAPI description."""
-    return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in codes}
+errors = partial(openapi.errors, texts=DESCRIPTIONS)

@@ -1,3 +1,5 @@
+"""The workspace logo routes: upload and remove it, and serve it (and the e-mail icon) publicly."""
+
 from typing import Annotated
 
 from fastapi import Depends, Request, Response

@@ -1,3 +1,5 @@
+"""File routes: list, rename/move/tag, delete, open, read URLs, content and resolved revision."""
+
 from typing import Annotated
 
 from fastapi import Query, Request, Response

@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/folders``: the folder tree and the standard structures."""
+
 from typing import Annotated
 
 from fastapi import Query

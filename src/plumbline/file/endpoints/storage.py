@@ -9,9 +9,10 @@ from fastapi import Request, Response
 from starlette.requests import ClientDisconnect
 
 from plumbline.auth.deps import Public
-from plumbline.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
+from plumbline.errors import BadRequest, Conflict, PayloadTooLarge, found
+from plumbline.file.endpoints import BINARY, errors
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody, Ok
+from plumbline.kit.schema import Ok
 from plumbline.kit.storage import LocalStorage, local_storage
 from plumbline.kit.storage.http import object_response
 from plumbline.kit.storage.local import GET, PUT, read_token
@@ -19,18 +20,11 @@ from plumbline.routing import make_router
 
 router = make_router(tags=["storage"], dependencies=[Public])
 
-_ERRORS: dict[int | str, dict[str, object]] = {
-    403: {"model": ErrorBody, "description": "The link's signature is not valid"},
-    410: {"model": ErrorBody, "description": "The link has expired"},
-}
-BINARY = {"*/*": {"schema": {"type": "string", "format": "binary"}}}
+LINK_ERRORS = errors(texts={403: "The link's signature is not valid", 410: "The link has expired"})
 
 
 def _backend() -> LocalStorage:
-    backend = local_storage()
-    if backend is None:
-        raise NotFound("The local storage backend is not in use")
-    return backend
+    return found(local_storage(), "The local storage backend is not in use")
 
 
 async def _body(request: Request) -> AsyncIterator[bytes]:
@@ -45,10 +39,7 @@ async def _body(request: Request) -> AsyncIterator[bytes]:
 @router.put(
     "/storage/upload/{token}",
     response_model=Ok,
-    responses={
-        **_ERRORS,
-        409: {"model": ErrorBody, "description": "The object was already uploaded"},
-    },
+    responses={**LINK_ERRORS, **errors(texts={409: "The object was already uploaded"})},
     openapi_extra={
         "requestBody": {"required": True, "content": BINARY},
     },
@@ -74,8 +65,8 @@ async def upload_object(token: str, request: Request) -> ORJSONResponse:
         200: {"content": BINARY, "description": "The object's bytes"},
         206: {"content": BINARY, "description": "The requested byte range"},
         304: {"description": "Not modified (If-None-Match)"},
-        416: {"model": ErrorBody, "description": "Requested range not satisfiable"},
-        **_ERRORS,
+        **errors(416),
+        **LINK_ERRORS,
     },
 )
 async def read_object(token: str, request: Request) -> Response:
@@ -83,9 +74,7 @@ async def read_object(token: str, request: Request) -> Response:
     backend = _backend()
     claims = read_token(token, GET)
     key = str(claims["k"])
-    size = await backend.head(key)
-    if size is None:
-        raise NotFound("The stored object no longer exists")
+    size = found(await backend.head(key), "The stored object no longer exists")
     etag = '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
     return object_response(
         request,

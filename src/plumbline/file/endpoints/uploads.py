@@ -1,3 +1,5 @@
+"""The upload routes: preview, presign and complete."""
+
 from plumbline.auth.deps import UserOrApiKey
 from plumbline.db import DB
 from plumbline.file.auth import CanUploadFiles

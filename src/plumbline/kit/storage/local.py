@@ -1,5 +1,8 @@
-"""Local directory backend: objects are files under ``settings.storage_dir``; upload and read
-URLs are signed, expiring links to the app's own ``/api/v1/storage/*`` routes."""
+"""Local directory backend: objects are files under ``settings.storage_dir``.
+
+Upload and read URLs are signed, expiring links to the app's own ``/api/v1/storage/*``
+routes.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""S3 backend (AWS or any S3-compatible store): real presigned URLs, so file bytes never pass
-through the app on upload or download. Credentials come from the standard AWS variables."""
+"""S3 backend (AWS or any S3-compatible store) with real presigned URLs.
+
+File bytes never pass through the app on upload or download. Credentials come from the
+standard AWS variables.
+"""
 
 from __future__ import annotations
 

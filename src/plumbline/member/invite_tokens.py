@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.principal import Principal, TokenGrant
 from plumbline.auth.public_token import TokenLookup, TokenPurpose, resolve_token
-from plumbline.errors import Expired, Forbidden, NotFound
+from plumbline.errors import Expired, Forbidden, NotFound, found
 from plumbline.kit import clock, crypto
 from plumbline.member import repository
 from plumbline.member.errors import InviteNotPending
@@ -71,6 +71,7 @@ class InviteTokenService:
         return invite, workspace
 
     def preview_link(self, principal: Principal) -> dict[str, Any]:
+        """What a link invite offers: the workspace and the role."""
         invite, workspace = principal.require_token().rows
         return {
             "workspaceName": workspace.name,
@@ -96,12 +97,13 @@ class InviteTokenService:
     async def _email(
         self, db: AsyncSession, token: str, *, lock: bool = False
     ) -> tuple[EmailInvite, Workspace]:
-        found = await repository.email_invite_by_token_hash(db, crypto.sha256_hex(token), lock=lock)
-        if found is None:
-            raise NotFound(NOT_FOUND)
-        return found
+        return found(
+            await repository.email_invite_by_token_hash(db, crypto.sha256_hex(token), lock=lock),
+            NOT_FOUND,
+        )
 
     def preview_email(self, principal: Principal) -> dict[str, Any]:
+        """What an e-mail invite offers: the workspace, the role, the address and the kind."""
         invite, workspace = principal.require_token().rows
         return {
             "workspaceName": workspace.name,
