@@ -6,6 +6,6 @@ default) the server runs a request's jobs after sending its response; with ``wor
 ``plumbline worker`` processes claim them (``FOR UPDATE SKIP LOCKED`` on PostgreSQL).
 """
 
-from plumbline.jobs.registry import enqueue, task
+from plumbline.jobs.registry import Permanent, enqueue, task
 
-__all__ = ["enqueue", "task"]
+__all__ = ["Permanent", "enqueue", "task"]

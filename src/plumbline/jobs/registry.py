@@ -28,6 +28,11 @@ TASK_MODULES = (
 )
 
 
+class Permanent(Exception):
+    """Raised by a handler whose job can never succeed (a malformed e-mail, an address refused
+    for good): the job is given up at once, the error kept on its row, instead of retried."""
+
+
 @dataclass(frozen=True)
 class Task:
     name: str

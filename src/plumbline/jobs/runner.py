@@ -10,12 +10,12 @@ from datetime import timedelta
 
 from plumbline.db import database
 from plumbline.jobs import repository
-from plumbline.jobs.registry import TASKS, load_tasks
+from plumbline.jobs.registry import TASKS, Permanent, load_tasks
 from plumbline.kit import clock
 
 log = logging.getLogger("plumbline.jobs")
 
-MAX_ATTEMPTS = 12  # about 14 hours of retries before a job is given up
+MAX_ATTEMPTS = 12  # about 14 hours of retries before a job is given up (at once: Permanent)
 FIRST_RETRY = timedelta(seconds=30)
 LONGEST_WAIT = timedelta(hours=6)
 
@@ -51,7 +51,7 @@ async def run_next(ids: Sequence[str] | None = None) -> bool:
                 "errors": errors,
                 "last_error": error,
             }
-            if attempts < MAX_ATTEMPTS:
+            if attempts < MAX_ATTEMPTS and not isinstance(exc, Permanent):
                 values["run_at"] = now + backoff(attempts)
             else:
                 values |= {"status": repository.FAILED, "finished_at": now}
