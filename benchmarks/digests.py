@@ -112,12 +112,12 @@ async def _measure(workspaces: int, per: int) -> list[dict[str, Any]]:
     from sqlalchemy import event
 
     from plumbline.db import database
-    from plumbline.digest.om import DIGESTS
-    from plumbline.digest.scheduler import run_daily
+    from plumbline.jobs import daily_tasks, run_now
 
     await _seed(workspaces, per)
     results = []
-    for kind in DIGESTS:
+    digests = {k: name for k, name in daily_tasks().items() if name.startswith("digests.")}
+    for kind, name in digests.items():
         statements: list[str] = []
 
         def count(*args: Any, box: list[str] = statements) -> None:
@@ -125,7 +125,7 @@ async def _measure(workspaces: int, per: int) -> list[dict[str, Any]]:
 
         event.listen(database.engine.sync_engine, "before_cursor_execute", count)
         started = time.perf_counter()
-        counts = await run_daily(kind)
+        counts = await run_now(name)
         seconds = time.perf_counter() - started
         event.remove(database.engine.sync_engine, "before_cursor_execute", count)
         results.append(

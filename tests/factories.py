@@ -20,6 +20,7 @@ from plumbline.models import (
     ApiKey,
     AuditLog,
     AuthSession,
+    Job,
     Membership,
     Project,
     ProjectMember,
@@ -277,6 +278,13 @@ def read_mails(outbox: Path, to: str | None = None) -> list[EmailMessage]:
         if to is None or to in raw_to:
             messages.append(message)
     return messages
+
+
+async def mail_jobs_to(address: str) -> list[Job]:
+    """The ``mail.send`` jobs whose recipients include ``address``."""
+    async with database.sessionmaker() as db:
+        rows = (await db.execute(select(Job).where(Job.name == "mail.send"))).scalars()
+        return [job for job in rows if address in job.payload.get("to", [])]
 
 
 def mail_text(message: EmailMessage) -> str:

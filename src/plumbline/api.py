@@ -19,6 +19,7 @@ from plumbline.home.endpoints import docs_router
 from plumbline.home.endpoints import router as home_router
 from plumbline.identity.endpoints import me_router
 from plumbline.identity.endpoints import router as identity_router
+from plumbline.internal.endpoints import proposal_reminders_router
 from plumbline.internal.endpoints import router as internal_router
 from plumbline.issue.endpoints import router as issue_router
 from plumbline.material.endpoints import router as material_router
@@ -34,7 +35,6 @@ from plumbline.om.maintenance.endpoints import router as om_maintenance_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
 from plumbline.proposal.endpoints import router as proposal_router
-from plumbline.proposal.internal import router as proposal_reminders_router
 from plumbline.proposal.lifecycle import router as proposal_lifecycle_router
 from plumbline.proposal.portal import router as proposal_portal_router
 from plumbline.proposal.template_endpoints import router as proposal_template_router

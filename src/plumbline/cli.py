@@ -219,12 +219,13 @@ def digests_run(
     from rich.progress import Progress
     from rich.table import Table
 
-    from plumbline.digest.scheduler import DAILY, run_daily
+    from plumbline.jobs import daily_tasks, run_now
 
-    kinds = [kind] if kind else list(DAILY)
-    unknown = [k for k in kinds if k not in DAILY]
+    daily = daily_tasks()  # the daily tasks the scheduler runs, by the name each is known by
+    kinds = [kind] if kind else list(daily)
+    unknown = [k for k in kinds if k not in daily]
     if unknown:
-        console.print(f"[red]Unknown digest {unknown[0]}; known: {', '.join(DAILY)}[/red]")
+        console.print(f"[red]Unknown digest {unknown[0]}; known: {', '.join(daily)}[/red]")
         raise typer.Exit(2)
 
     async def run() -> list[tuple[str, dict[str, object]]]:
@@ -234,27 +235,16 @@ def digests_run(
                 task = progress.add_task("Digests", total=len(kinds))
                 for name in kinds:
                     progress.update(task, description=name)
-                    results.append((name, await run_daily(name)))
+                    results.append((name, await run_now(daily[name])))
                     progress.advance(task)
         finally:
             await database.dispose()
         return results
 
+    keys = ("day", "workspacesNotified", "membersEmailed", "membersNotified", "workspacesSkipped")
     table = Table("digest", "day", "workspaces", "e-mailed", "notified", "skipped")
     for name, counts in asyncio.run(run()):
-        table.add_row(
-            name,
-            *(
-                str(counts.get(key, ""))
-                for key in (
-                    "day",
-                    "workspacesNotified",
-                    "membersEmailed",
-                    "membersNotified",
-                    "workspacesSkipped",
-                )
-            ),
-        )
+        table.add_row(name, *(str(counts.get(key, "")) for key in keys))
     console.print(table)
 
 

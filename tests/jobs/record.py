@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.jobs import task
+from plumbline.jobs import Permanent, task
 from plumbline.jobs.registry import Payload
 
 
@@ -15,6 +15,15 @@ async def record(db: AsyncSession, payload: Payload) -> None:
     # One short append per run: O_APPEND keeps lines of concurrent processes whole.
     with Path(payload["path"]).open("a") as out:
         out.write(f"{payload['n']} {os.getpid()}\n")
+
+
+@task("tests.fails")
+async def fails(db: AsyncSession, payload: Payload) -> None:
+    """Records its run, then fails: for now (retried), or for good when ``payload["never"]``."""
+    await record(db, payload)
+    if payload.get("never"):
+        raise Permanent("This job can never succeed")
+    raise RuntimeError("Try again later")
 
 
 def runs(path: Path) -> list[tuple[int, int]]:

@@ -21,6 +21,7 @@ from plumbline.db import UnitOfWork, UoW, database
 from plumbline.errors import Conflict, install_error_handlers
 from plumbline.jobs import enqueue
 from plumbline.jobs.runner import backoff
+from plumbline.kit import clock
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.models import Job
 from plumbline.routing import make_router
@@ -47,15 +48,20 @@ def _app() -> FastAPI:
         enqueue(uow, "tests.record", {"path": path, "n": 1})
         return ORJSONResponse({"error": "No", "code": "BAD_REQUEST"}, status_code=400)
 
+    @router.post("/fails")
+    async def fails(uow: UoW, path: str, never: bool) -> ORJSONResponse:
+        enqueue(uow, "tests.fails", {"path": path, "n": 1, "never": never})
+        return ORJSONResponse({"ok": True})
+
     app = FastAPI()
     install_error_handlers(app)
     app.include_router(router)
     return app
 
 
-async def _jobs_for(path: Path) -> list[Job]:
+async def _jobs_for(path: Path, name: str = "tests.record") -> list[Job]:
     async with database.sessionmaker() as db:
-        rows = (await db.execute(select(Job).where(Job.name == "tests.record"))).scalars()
+        rows = (await db.execute(select(Job).where(Job.name == name))).scalars()
         return [job for job in rows if job.payload.get("path") == str(path)]
 
 
@@ -72,6 +78,26 @@ async def test_jobs_of_a_rolled_back_request_never_run(tmp_path: Path) -> None:
                 assert [n for n, _ in runs(path)] == [1]
                 [job] = await _jobs_for(path)
                 assert (job.status, job.attempts) == ("done", 1)
+
+
+async def test_a_job_that_can_never_succeed_is_not_retried(tmp_path: Path) -> None:
+    now = clock.now()
+    clock.set_now(now)
+    transport = httpx.ASGITransport(app=_app())
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for never in (False, True):
+            path = tmp_path / f"never-{never}"
+            params = {"path": str(path), "never": never}
+            assert (await client.post("/fails", params=params)).status_code == 200
+            assert [n for n, _ in runs(path)] == [1]
+            [job] = await _jobs_for(path, "tests.fails")
+            if never:  # given up at once, the error kept on the row
+                assert (job.status, job.attempts, job.finished_at is None) == ("failed", 1, False)
+                assert job.last_error == "Permanent: This job can never succeed"
+                assert [e["attempt"] for e in job.errors] == [1]
+            else:  # a transient failure waits for its retry
+                assert (job.status, job.attempts, job.finished_at) == ("queued", 1, None)
+                assert job.run_at == now + backoff(1)
 
 
 def _worker() -> subprocess.Popen[str]:

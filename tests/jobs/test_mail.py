@@ -19,7 +19,7 @@ from plumbline.config import settings
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import Job
-from tests.factories import create_user, link_in, read_mails
+from tests.factories import create_user, link_in, mail_jobs_to, read_mails
 
 CRON = {"x-service-cron-secret": "test-cron-secret"}
 
@@ -52,12 +52,6 @@ def flaky_smtp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Flaky]:
     controller.stop()
 
 
-async def _mail_jobs_to(address: str) -> list[Job]:
-    async with database.sessionmaker() as db:
-        rows = (await db.execute(select(Job).where(Job.name == "mail.send"))).scalars()
-        return [job for job in rows if address in job.payload.get("to", [])]
-
-
 async def _request_reset(client: httpx.AsyncClient, address: str) -> None:
     response = await client.post("/api/auth/request-password-reset", json={"email": address})
     assert response.status_code == 200, response.text
@@ -68,25 +62,25 @@ async def test_a_delivery_that_fails_twice_is_retried_with_backoff(client, flaky
     clock.set_now(start)
     user = await create_user()
     await _request_reset(client, user.user.email)  # first attempt, after the response: refused
-    [job] = await _mail_jobs_to(user.user.email)
+    [job] = await mail_jobs_to(user.user.email)
     assert (job.status, job.attempts, job.run_at) == ("queued", 1, start + timedelta(seconds=30))
     assert "Mailbox busy" in (job.last_error or "")
 
     clock.set_now(start + timedelta(seconds=20))  # not due yet: maintenance leaves it alone
     assert (await client.post("/api/v1/internal/maintenance", headers=CRON)).status_code == 200
-    [job] = await _mail_jobs_to(user.user.email)
+    [job] = await mail_jobs_to(user.user.email)
     assert job.attempts == 1
 
     second = start + timedelta(seconds=31)
     clock.set_now(second)
     await client.post("/api/v1/internal/maintenance", headers=CRON)  # refused again
-    [job] = await _mail_jobs_to(user.user.email)
+    [job] = await mail_jobs_to(user.user.email)
     assert (job.status, job.attempts, job.run_at) == ("queued", 2, second + timedelta(minutes=1))
 
     clock.set_now(second + timedelta(minutes=1))
     response = await client.post("/api/v1/internal/maintenance", headers=CRON)
     assert response.json()["dueJobs"] >= 1
-    [job] = await _mail_jobs_to(user.user.email)
+    [job] = await mail_jobs_to(user.user.email)
     assert (job.status, job.attempts) == ("done", 3)
     assert [(e["attempt"], "Mailbox busy" in e["error"]) for e in job.errors] == [
         (1, True),
@@ -108,7 +102,7 @@ async def test_delivered_mail_keeps_no_token_and_is_purged_after_retention(clien
     async with database.sessionmaker() as db:  # every column of every job row, as stored
         rows = (await db.execute(select(Job.__table__))).all()
     assert rows and not [row for row in rows if token in repr(tuple(row))]
-    [job] = await _mail_jobs_to(user.user.email)
+    [job] = await mail_jobs_to(user.user.email)
     assert job.status == "done"
     assert job.payload == {"to": [user.user.email], "subject": "Reset your password"}
     # The token was a live one: the link still resets the password.
@@ -120,7 +114,7 @@ async def test_delivered_mail_keeps_no_token_and_is_purged_after_retention(clien
     retention = timedelta(days=settings.jobs_retention_days)
     clock.set_now(start + retention - timedelta(hours=1))
     assert (await client.post("/api/v1/internal/maintenance", headers=CRON)).status_code == 200
-    assert [j.id for j in await _mail_jobs_to(user.user.email)] == [job.id]
+    assert [j.id for j in await mail_jobs_to(user.user.email)] == [job.id]
     clock.set_now(start + retention + timedelta(hours=1))
     assert (await client.post("/api/v1/internal/maintenance", headers=CRON)).status_code == 200
-    assert await _mail_jobs_to(user.user.email) == []
+    assert await mail_jobs_to(user.user.email) == []

@@ -1,0 +1,1 @@
+"""Daily digests: what each lists (``om.py``), how one is sent (``service.py``), when."""

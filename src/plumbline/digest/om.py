@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,8 +17,16 @@ WEEK = timedelta(days=7)
 MONTH = timedelta(days=30)
 
 
-def _om_on(modules: dict[str, Any], operations_mode: bool, plan: str) -> bool:
-    return module_on(modules, operations_mode, "om") and plan_has(plan, Feature.OM)
+def _item(
+    project: Sequence[Any], group: str, text: str, path: str, assignee: str | None = None
+) -> Item | None:
+    """An item of the project whose columns (``repo.PROJECT``) end a row; None when that
+    project's O&M is off (the module, or a plan without it)."""
+    project_id, project_name, workspace_id, modules, operations_mode, plan = project
+    if not (module_on(modules, operations_mode, "om") and plan_has(plan, Feature.OM)):
+        return None
+    href = f"/projects/{project_id}{path}"
+    return Item(workspace_id, project_id, project_name, group, text, href, assignee)
 
 
 async def ageing_work_orders(db: AsyncSession, now: datetime) -> list[Item]:
@@ -26,25 +35,13 @@ async def ageing_work_orders(db: AsyncSession, now: datetime) -> list[Item]:
     items = []
     for row in await repo.ageing_work_orders(db, now - WEEK):
         issue_id, number, title, status, created_at, assignee = row[:6]
-        project_id, project_name, workspace_id, modules, operations_mode, plan = row[6:]
-        if not _om_on(modules, operations_mode, plan):
-            continue
         days = (now - created_at).days
         group = (
             "Open for 30 days or more" if created_at <= now - MONTH else "Open for 7 days or more"
         )
-        items.append(
-            Item(
-                workspace_id=workspace_id,
-                project_id=project_id,
-                project_name=project_name,
-                group=group,
-                text=f"#{number} {title} ({status.replace('_', ' ').lower()}, {days} days)",
-                href=f"/projects/{project_id}/issues/{issue_id}",
-                assignee_id=assignee,
-            )
-        )
-    return items
+        text = f"#{number} {title} ({status.replace('_', ' ').lower()}, {days} days)"
+        items.append(_item(row[6:], group, text, f"/issues/{issue_id}", assignee))
+    return [item for item in items if item]
 
 
 def _window_end(now: datetime) -> datetime:
@@ -63,23 +60,12 @@ async def due_maintenance(db: AsyncSession, now: datetime) -> list[Item]:
     items = []
     for row in await repo.due_schedules(db, _window_end(now)):
         schedule_id, title, next_due, meter_due, meter_type, assignee, tag, asset = row[:8]
-        project_id, project_name, workspace_id, modules, operations_mode, plan = row[8:]
-        if not _om_on(modules, operations_mode, plan):
-            continue
         due = min(d for d in (next_due, meter_due) if d is not None)
         label = " (Meter/calendar)" if meter_type else ""
-        items.append(
-            Item(
-                workspace_id=workspace_id,
-                project_id=project_id,
-                project_name=project_name,
-                group=_due_group(due, now),
-                text=f"{title} — {tag} {asset}, due {due.date().isoformat()}{label}",
-                href=f"/projects/{project_id}/om/maintenance/{schedule_id}",
-                assignee_id=assignee,
-            )
-        )
-    return items
+        text = f"{title} — {tag} {asset}, due {due.date().isoformat()}{label}"
+        path = f"/om/maintenance/{schedule_id}"
+        items.append(_item(row[8:], _due_group(due, now), text, path, assignee))
+    return [item for item in items if item]
 
 
 async def due_inspections(db: AsyncSession, now: datetime) -> list[Item]:
@@ -87,20 +73,12 @@ async def due_inspections(db: AsyncSession, now: datetime) -> list[Item]:
     items = []
     for row in await repo.due_inspections(db, _window_end(now)):
         template_id, name, due = row[:3]
-        project_id, project_name, workspace_id, modules, operations_mode, plan = row[3:]
-        if not _om_on(modules, operations_mode, plan):
-            continue
-        items.append(
-            Item(
-                workspace_id=workspace_id,
-                project_id=project_id,
-                project_name=project_name,
-                group=_due_group(due, now),
-                text=f"{name}, due {due.date().isoformat()}",
-                href=f"/projects/{project_id}/om/inspection-templates/{template_id}",
-            )
+        text, path = (
+            f"{name}, due {due.date().isoformat()}",
+            f"/om/inspection-templates/{template_id}",
         )
-    return items
+        items.append(_item(row[3:], _due_group(due, now), text, path))
+    return [item for item in items if item]
 
 
 WORK_ORDER_AGING = Digest(
@@ -125,6 +103,3 @@ INSPECTIONS = Digest(
     intro="These inspections are overdue or due within 7 days.",
     collect=due_inspections,
 )
-DIGESTS: dict[str, Digest] = {
-    digest.kind: digest for digest in (MAINTENANCE, INSPECTIONS, WORK_ORDER_AGING)
-}

@@ -3,9 +3,11 @@
 ``enqueue(uow, "mail.send", payload)`` writes a row of ``jobs``; a domain registers the
 handler in its ``tasks.py`` with ``@task("mail.send")``. With ``PLUMBLINE_JOBS=inline`` (the
 default) the server runs a request's jobs after sending its response; with ``worker``,
-``plumbline worker`` processes claim them (``FOR UPDATE SKIP LOCKED`` on PostgreSQL).
+``plumbline worker`` processes claim them (``FOR UPDATE SKIP LOCKED`` on PostgreSQL). Daily
+tasks (``@task(..., daily=...)``) and the ``/internal`` routes run through ``run_task`` too.
 """
 
-from plumbline.jobs.registry import enqueue, task
+from plumbline.jobs.registry import Permanent, daily_tasks, task
+from plumbline.jobs.runner import enqueue, run_now, run_task
 
-__all__ = ["enqueue", "task"]
+__all__ = ["Permanent", "daily_tasks", "enqueue", "run_now", "run_task", "task"]

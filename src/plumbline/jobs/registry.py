@@ -1,31 +1,34 @@
-"""The job handlers by name, and ``enqueue``."""
+"""The tasks by name: ``@task`` declares one, ``load_tasks`` imports every domain's."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.kit import clock
-from plumbline.kit.ids import new_id
-from plumbline.models import Job
 
 Payload = dict[str, Any]
 Handler = Callable[[AsyncSession, Payload], Awaitable[object]]
 
-# The modules whose ``@task`` handlers every runner knows (a worker imports nothing else).
+# The modules whose ``@task`` handlers every runner knows (a worker imports nothing else); the
+# daily tasks run in this order.
 TASK_MODULES = (
     "plumbline.mail.tasks",
     "plumbline.file.tasks",
     "plumbline.workspace.tasks",
     "plumbline.jobs.tasks",
+    "plumbline.digest.tasks",
+    "plumbline.proposal.tasks",
 )
+
+
+class Permanent(Exception):
+    """Raised by a handler whose job can never succeed (a malformed e-mail, an address refused
+    for good): the job is given up at once, the error kept on its row, instead of retried."""
 
 
 @dataclass(frozen=True)
@@ -34,47 +37,40 @@ class Task:
     run: Handler
     # What of the payload to keep once the job is over (a secret-bearing payload drops it).
     keep: Callable[[Payload], Payload] | None = None
+    # Daily tasks: the name the scheduler and ``plumbline digests run`` know it by.
+    daily: str | None = None
 
 
 TASKS: dict[str, Task] = {}
 
 
 def task(
-    name: str, *, keep: Callable[[Payload], Payload] | None = None
+    name: str, *, keep: Callable[[Payload], Payload] | None = None, daily: str | None = None
 ) -> Callable[[Handler], Handler]:
-    """Register ``async def handler(db, payload)`` under ``name``. It runs in the job's own
-    transaction (its writes commit with the job's success), at least once: make it idempotent."""
+    """Register ``async def handler(db, payload)`` under ``name``. It runs in a unit of work of
+    its own (``unit_of_work(db)``: its writes, e-mails and jobs commit with its success), at
+    least once: make it idempotent. ``daily``: also run once a day, under that name."""
 
     def register(handler: Handler) -> Handler:
-        TASKS[name] = Task(name, handler, keep)
+        TASKS[name] = Task(name, handler, keep, daily)
         return handler
 
     return register
 
 
+def unit_of_work(db: AsyncSession) -> UnitOfWork:
+    """The unit of work a task runs in, to queue e-mails and jobs that go out once it commits."""
+    uow: UnitOfWork = db.info["uow"]
+    return uow
+
+
 def load_tasks(*extra: str) -> None:
+    """Import every module that declares tasks (and ``extra`` ones), registering them."""
     for module in (*TASK_MODULES, *extra):
         importlib.import_module(module)
 
 
-def enqueue(
-    uow: UnitOfWork, name: str, payload: Payload | None = None, *, delay: timedelta | None = None
-) -> Job:
-    """Queue a job in the unit of work's transaction: it runs only if that commits."""
-    now = clock.now()
-    job = Job(
-        id=new_id(),
-        name=name,
-        payload=payload or {},
-        status="queued",
-        attempts=0,
-        run_at=now + (delay or timedelta()),
-        created_at=now,
-        errors=[],
-    )
-    uow.session.add(job)
-    if settings.jobs == "inline" and delay is None:
-        from plumbline.jobs.runner import run_jobs
-
-        uow.after_response(lambda: run_jobs([job.id]))
-    return job
+def daily_tasks() -> dict[str, str]:
+    """The daily tasks in the order they run: the name each is known by -> its job name."""
+    load_tasks()
+    return {t.daily: t.name for t in TASKS.values() if t.daily}

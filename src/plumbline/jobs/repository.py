@@ -29,15 +29,18 @@ async def claim(
 
 
 async def record(db: AsyncSession, job_id: str, **values: Any) -> None:
+    """Write a run's outcome on the job's row."""
     await db.execute(update(Job).where(Job.id == job_id).values(**values))
 
 
 async def count_due(db: AsyncSession, now: datetime) -> int:
+    """How many queued jobs are due."""
     query = select(func.count()).where(Job.status == QUEUED, Job.run_at <= now)
     return int((await db.execute(query)).scalar_one())
 
 
 async def delete_finished(db: AsyncSession, before: datetime) -> int:
+    """Delete jobs done or given up before ``before``; answers how many."""
     result = await db.execute(
         delete(Job).where(Job.status.in_((DONE, FAILED)), Job.finished_at < before)
     )

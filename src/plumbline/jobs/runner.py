@@ -1,4 +1,4 @@
-"""Running jobs: one transaction per job, retried with exponential backoff."""
+"""Queueing and running tasks: one transaction per job, retried with exponential backoff."""
 
 from __future__ import annotations
 
@@ -7,15 +7,19 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
-from plumbline.db import database
+from plumbline.config import settings
+from plumbline.db import UnitOfWork, database
 from plumbline.jobs import repository
-from plumbline.jobs.registry import TASKS, load_tasks
+from plumbline.jobs.registry import TASKS, Payload, Permanent, load_tasks
 from plumbline.kit import clock
+from plumbline.kit.ids import new_id
+from plumbline.models import Job
 
 log = logging.getLogger("plumbline.jobs")
 
-MAX_ATTEMPTS = 12  # about 14 hours of retries before a job is given up
+MAX_ATTEMPTS = 12  # about 14 hours of retries before a job is given up (at once: Permanent)
 FIRST_RETRY = timedelta(seconds=30)
 LONGEST_WAIT = timedelta(hours=6)
 
@@ -25,41 +29,83 @@ def backoff(attempts: int) -> timedelta:
     return min(FIRST_RETRY * (1 << min(attempts - 1, 20)), LONGEST_WAIT)
 
 
+def enqueue(
+    uow: UnitOfWork, name: str, payload: Payload | None = None, *, delay: timedelta | None = None
+) -> Job:
+    """Queue a job in the unit of work's transaction: it runs only if that commits."""
+    now = clock.now()
+    job = Job(
+        id=new_id(),
+        name=name,
+        payload=payload or {},
+        status=repository.QUEUED,
+        attempts=0,
+        run_at=now + (delay or timedelta()),
+        created_at=now,
+        errors=[],
+    )
+    uow.session.add(job)
+    if settings.jobs == "inline" and delay is None:
+        uow.after_response(lambda: run_jobs([job.id]))
+    return job
+
+
+async def run_task(uow: UnitOfWork, name: str, payload: Payload | None = None) -> Any:
+    """Run the task ``name`` now in ``uow``: how a runner runs a job, and how a caller that
+    answers with the task's result (an ``/internal`` route, the CLI) runs it. The one path."""
+    load_tasks()
+    if name not in TASKS:
+        raise LookupError(f"No job handler is registered as {name!r}")
+    uow.session.info["uow"] = uow  # the handler's ``unit_of_work(db)``
+    return await TASKS[name].run(uow.session, dict(payload or {}))
+
+
+async def run_now(name: str) -> Any:
+    """Run the task ``name`` in a unit of work of its own (the scheduler, the CLI); its e-mails
+    and jobs go out once it commits."""
+    async with database.sessionmaker() as session:
+        uow = UnitOfWork(session)
+        try:
+            result = await run_task(uow, name)
+            await uow.commit()
+        except BaseException:
+            await uow.rollback()
+            raise
+    return result
+
+
 async def run_next(ids: Sequence[str] | None = None) -> bool:
     """Claim one due job (of ``ids`` when given), run it and record the outcome, all in one
     transaction: the job's writes commit with its success, and a runner that dies mid-job
     leaves it queued. False when no job was due."""
     load_tasks()
-    async with database.sessionmaker() as db, db.begin():
-        now = clock.now()
-        job = await repository.claim(db, now, ids)
-        if job is None:
-            return False
-        attempts = job.attempts + 1
-        task = TASKS.get(job.name)
-        try:
-            if task is None:
-                raise LookupError(f"No job handler is registered as {job.name!r}")
-            async with db.begin_nested():
-                await task.run(db, dict(job.payload))
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"[:2000]
-            log.warning("job failed", extra={"jobId": job.id, "job": job.name, "error": error})
-            errors = [*job.errors, {"attempt": attempts, "at": clock.iso(now), "error": error}]
-            values: dict[str, object] = {
-                "attempts": attempts,
-                "errors": errors,
-                "last_error": error,
-            }
-            if attempts < MAX_ATTEMPTS:
-                values["run_at"] = now + backoff(attempts)
+    async with database.sessionmaker() as db:
+        uow = UnitOfWork(db)
+        async with db.begin():
+            now = clock.now()
+            job = await repository.claim(db, now, ids)
+            if job is None:
+                return False
+            attempts, task = job.attempts + 1, TASKS.get(job.name)
+            try:
+                async with db.begin_nested():
+                    await run_task(uow, job.name, job.payload)
+            except Exception as exc:
+                uow = UnitOfWork(db)  # what it queued was rolled back with it
+                error = f"{type(exc).__name__}: {exc}"[:2000]
+                log.warning("job failed", extra={"jobId": job.id, "job": job.name, "error": error})
+                errors = [*job.errors, {"attempt": attempts, "at": clock.iso(now), "error": error}]
+                values = {"attempts": attempts, "errors": errors, "last_error": error}
+                if attempts < MAX_ATTEMPTS and not isinstance(exc, Permanent):
+                    values["run_at"] = now + backoff(attempts)
+                else:
+                    values |= {"status": repository.FAILED, "finished_at": now}
             else:
-                values |= {"status": repository.FAILED, "finished_at": now}
-        else:
-            values = {"attempts": attempts, "status": repository.DONE, "finished_at": now}
-        if "finished_at" in values and task is not None and task.keep is not None:
-            values["payload"] = task.keep(job.payload)
-        await repository.record(db, job.id, **values)
+                values = {"attempts": attempts, "status": repository.DONE, "finished_at": now}
+            if "finished_at" in values and task is not None and task.keep is not None:
+                values["payload"] = task.keep(job.payload)
+            await repository.record(db, job.id, **values)
+    await uow.commit()  # committed above: runs what the task queued for after its commit
     return True
 
 
@@ -70,6 +116,7 @@ async def run_jobs(ids: Sequence[str]) -> None:
 
 
 async def run_due(limit: int = 500) -> int:
+    """Run up to ``limit`` due jobs (``POST /internal/maintenance`` without a worker)."""
     ran = 0
     while ran < limit and await run_next():
         ran += 1

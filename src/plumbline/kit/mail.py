@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import re
 import smtplib
 import ssl
 from dataclasses import dataclass, field
@@ -21,6 +22,21 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 
 log = logging.getLogger("plumbline.mail")
+
+# What ends a line for Python (``str.splitlines``: \n \r \v \f \x1c-\x1e U+0085 U+2028 U+2029)
+# and every other control character: in a header, any of them makes the message unbuildable.
+_LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+class Undeliverable(Exception):
+    """The message can never go out as it is (it cannot be built, or the SMTP server refused it
+    for good with a 5xx): sending it again cannot help."""
+
+
+def one_line(value: str) -> str:
+    """``value`` fit for a header: each run of line separators and control characters becomes
+    one space, so that no user text (a title, a workspace name) can break a message."""
+    return _LINE_BREAKING.sub(" ", value).strip()
 
 
 @dataclass
@@ -70,18 +86,31 @@ class Mail:
 
 
 def build_message(mail: Mail) -> EmailMessage:
+    """The message to send; every header that can hold free text is ``one_line``. Raises
+    ``Undeliverable`` when it cannot be built (an address with a line break, say)."""
     message = EmailMessage()
-    message["From"] = settings.email_from
-    message["To"] = ", ".join(mail.to)
-    message["Subject"] = mail.subject
-    message["Message-ID"] = make_msgid(domain="plumbline.local")
-    message.set_content(mail.text)
-    if mail.html:
-        message.add_alternative(mail.html, subtype="html")
-    for a in mail.attachments:
-        maintype, _, subtype = a.content_type.partition("/")
-        message.add_attachment(a.data, maintype=maintype, subtype=subtype, filename=a.filename)
+    try:
+        message["From"] = one_line(settings.email_from)
+        message["To"] = ", ".join(mail.to)
+        message["Subject"] = one_line(mail.subject)
+        message["Message-ID"] = make_msgid(domain="plumbline.local")
+        message.set_content(mail.text)
+        if mail.html:
+            message.add_alternative(mail.html, subtype="html")
+        for a in mail.attachments:
+            maintype, _, subtype = a.content_type.partition("/")
+            name = one_line(a.filename)
+            message.add_attachment(a.data, maintype=maintype, subtype=subtype, filename=name)
+    except (ValueError, TypeError) as exc:
+        raise Undeliverable(f"Malformed message: {exc}") from exc
     return message
+
+
+def _refused_for_good(exc: smtplib.SMTPException) -> bool:
+    """A 5xx for every recipient, or for the message itself: the same answer every time."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return all(code >= 500 for code, _ in exc.recipients.values())
+    return isinstance(exc, smtplib.SMTPDataError) and exc.smtp_code >= 500
 
 
 def _deliver_sync(message: EmailMessage) -> None:
@@ -104,7 +133,14 @@ def _deliver_sync(message: EmailMessage) -> None:
     with smtp:
         if url.username:
             smtp.login(unquote(url.username), unquote(url.password or ""))
-        smtp.send_message(message)
+        try:
+            refused = smtp.send_message(message)
+        except smtplib.SMTPException as exc:
+            if _refused_for_good(exc):
+                raise Undeliverable(f"{type(exc).__name__}: {exc}") from exc
+            raise  # a 4xx, a lost connection: worth another try
+    if refused:  # some recipients got it: sending again would repeat it to them
+        log.warning("e-mail refused for some recipients", extra={"refused": str(refused)})
     log.info("e-mail sent", extra={"to": message["To"], "subject": message["Subject"]})
 
 

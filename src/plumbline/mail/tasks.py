@@ -5,9 +5,9 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import UnitOfWork
-from plumbline.jobs import enqueue, task
+from plumbline.jobs import Permanent, enqueue, task
 from plumbline.jobs.registry import Payload
-from plumbline.kit.mail import Mail, deliver
+from plumbline.kit.mail import Mail, Undeliverable, deliver
 
 
 def queue(uow: UnitOfWork, mail: Mail) -> None:
@@ -24,4 +24,9 @@ def _headers_only(payload: Payload) -> Payload:
 
 @task("mail.send", keep=_headers_only)
 async def send(db: AsyncSession, payload: Payload) -> None:
-    await deliver(Mail.from_payload(payload))
+    """Deliver one queued e-mail. One that can never go out fails its job at once; a refusal
+    for now (4xx, no connection) is retried with the job's backoff."""
+    try:
+        await deliver(Mail.from_payload(payload))
+    except Undeliverable as exc:
+        raise Permanent(str(exc)) from exc

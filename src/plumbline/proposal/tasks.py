@@ -1,18 +1,14 @@
-"""``POST /internal/proposal-reminders``: senders of proposals expiring within 48 hours are
-reminded once per proposal; SENT and VIEWED proposals past ``validUntil`` are marked EXPIRED.
-
-Safe to replay and to run concurrently: a reminder is sent only by the transaction whose
-insert of its ``proposal_reminders`` row (primary key: proposal and kind) went in, in the same
-transaction as the e-mail and the notification; the expiry is one conditional UPDATE.
-"""
+"""Proposal tasks: the daily reminder of proposals about to expire, and their expiry."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from plumbline.audit.service import audit
-from plumbline.db import UnitOfWork
+from plumbline.jobs.registry import Payload, task, unit_of_work
 from plumbline.kit import clock
 from plumbline.mail.tasks import queue
 from plumbline.notification.service import notification
@@ -24,9 +20,16 @@ WINDOW = timedelta(hours=48)
 EXPIRING = "EXPIRING"
 
 
-async def run_reminders(uow: UnitOfWork) -> dict[str, Any]:
-    """This run's counts: reminders sent and proposals marked EXPIRED."""
-    db, now = uow.session, clock.now()
+@task("proposals.remind_expiring", daily="proposal-reminders")
+async def remind_expiring(db: AsyncSession, payload: Payload) -> dict[str, Any]:
+    """Daily (the scheduler, ``/internal/proposal-reminders``, ``plumbline digests run``):
+    senders of proposals expiring within 48 hours are reminded once per proposal; SENT and
+    VIEWED proposals past ``validUntil`` are marked EXPIRED. Answers this run's counts.
+
+    Safe to replay and to run concurrently: a reminder is sent only by the transaction whose
+    insert of its ``proposal_reminders`` row (primary key: proposal and kind) went in, in the same
+    transaction as the e-mail and the notification; the expiry is one conditional UPDATE."""
+    uow, now = unit_of_work(db), clock.now()
     expired = await flow.expire_past_due(db, now)
     for row in expired:
         await audit.record(
