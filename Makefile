@@ -7,7 +7,7 @@ RUN := $(UV) run --frozen
 # The server alone: `uv run` must not add the test tools back either.
 SERVE := $(UV) run --frozen --no-dev
 
-.PHONY: install install-server run test lint format typecheck bench migration openapi clean
+.PHONY: install install-server run test test-deps lint format typecheck bench migration openapi clean
 
 $(UV):
 	$(PYTHON) -m venv .uv
@@ -35,8 +35,13 @@ run: install-server ## migrate, seed a demo workspace when empty, serve on 127.0
 # One worker per core, a database each; a worker runs whole files (module fixtures start once).
 # Override for one process or one folder: make test PYTEST_ARGS="-n 0 tests/rfi".
 PYTEST_ARGS ?= -n auto --dist loadfile
-test: install
+test: install test-deps
 	$(RUN) pytest $(PYTEST_ARGS)
+
+# What the suite needs besides Python (Chromium, redis-server): installed with apt-get when
+# running as root, else one line saying what is missing and how to get it, and a failure.
+test-deps:
+	@scripts/test-deps
 
 lint: install
 	$(RUN) ruff format --check src tests benchmarks

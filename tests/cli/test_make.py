@@ -1,5 +1,5 @@
-"""The Makefile: `make run` installs and runs the server alone, `make test` adds the test tools,
-and neither undoes the other."""
+"""The Makefile: `make run` installs and runs the server alone, `make test` adds the test tools
+(and what the suite needs besides Python, scripts/test-deps), and neither undoes the other."""
 
 from __future__ import annotations
 
@@ -45,3 +45,45 @@ def test_run_syncs_and_runs_without_the_test_tools() -> None:
 def test_the_server_install_leaves_the_test_tools_in_place() -> None:
     # Against this very environment, which `make test` set up with the test tools.
     assert "Would make no changes" in _uv("sync", "--frozen", "--no-dev", "--inexact", "--dry-run")
+
+
+def test_make_test_gets_what_the_suite_needs_first() -> None:
+    commands = subprocess.run(
+        ["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    deps = commands.index("scripts/test-deps")
+    assert deps < next(i for i, line in enumerate(commands) if " pytest " in f"{line} ")
+    assert "make test-deps" in (ROOT / ".ci" / "run").read_text()
+
+
+def _test_deps(path: Path, chromium: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["/bin/sh", str(ROOT / "scripts" / "test-deps")],
+        env={"PATH": str(path), "CHROMIUM": str(chromium)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_test_deps_says_in_one_line_what_is_missing(tmp_path: Path) -> None:
+    # a bare machine: no redis-server, no Chromium, and no apt-get to install them with
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "id").symlink_to(shutil.which("id") or "/usr/bin/id")
+    result = _test_deps(bare, tmp_path / "chromium")
+    assert result.returncode == 1 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "make test needs redis-server chromium" in line
+    assert "apt-get install redis-server chromium" in line
+
+
+def test_test_deps_is_silent_when_everything_is_there(tmp_path: Path) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("redis-server", "chromium"):
+        (tools / name).write_text("#!/bin/sh\n")
+        (tools / name).chmod(0o755)
+    (tools / "id").symlink_to(shutil.which("id") or "/usr/bin/id")
+    result = _test_deps(tools, tools / "chromium")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
