@@ -85,16 +85,10 @@ def serve(
 @db_app.command("upgrade")
 def db_upgrade(revision: str = "heads") -> None:
     """Apply the migrations shipped in the package; say which."""
-    from plumbline.migrate import Upgraded, upgrade
-
-    async def run() -> Upgraded:
-        try:
-            return await upgrade(revision)
-        finally:
-            await database.dispose()
+    from plumbline.migrate import upgrade
 
     settings.var_dir.mkdir(parents=True, exist_ok=True)
-    done = asyncio.run(run())
+    done = asyncio.run(_disposing(upgrade(revision)))
     if not done.applied:
         console.print(f"Database is up to date (at {', '.join(done.heads) or 'no revision'}).")
         return
