@@ -7,36 +7,50 @@ RUN := $(UV) run --frozen
 # The server alone: `uv run` must not add the test tools back either.
 SERVE := $(UV) run --frozen --no-dev
 
-.PHONY: install install-server run test lint format typecheck bench migration openapi clean
+# `make run PORT=8731 HOST=0.0.0.0`: where the server listens (links and e-mails follow the port).
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install install-server run test test-deps lint format typecheck bench migration openapi clean
 
 $(UV):
-	$(PYTHON) -m venv .uv
-	.uv/bin/pip install --quiet uv
+	@echo "Bootstrapping uv into .uv/..."
+	@$(PYTHON) -m venv .uv
+	@.uv/bin/pip install --quiet --disable-pip-version-check uv
 
 # Two stamps, so `make run` and `make test` never undo each other: the server's sync is
 # inexact (it leaves test tools that `make test` installed), the full one adds them.
+# Quiet: a line each, not one per package.
 .venv/.installed-server: $(UV) pyproject.toml uv.lock
-	$(UV) sync --frozen --no-dev --inexact
+	@echo "Installing the server's dependencies (uv sync)..."
+	@$(UV) sync --frozen --no-dev --inexact --quiet
 	@touch $@
 
 .venv/.installed: $(UV) pyproject.toml uv.lock
-	$(UV) sync --frozen
+	@echo "Installing the dependencies and the test tools (uv sync)..."
+	@$(UV) sync --frozen --quiet
 	@touch $@
 
 install: .venv/.installed
 
 install-server: .venv/.installed-server
 
-run: install-server ## migrate, seed a demo workspace when empty, serve on 127.0.0.1:8000
-	$(SERVE) plumbline db upgrade
-	$(SERVE) plumbline demo --if-empty
-	$(SERVE) plumbline serve
+# The server seeds the demo itself and prints its banner last, once it serves; SIGTERM stops it
+# cleanly (make exits 0).
+run: install-server ## migrate, seed a demo workspace when empty, serve on $(HOST):$(PORT)
+	@$(SERVE) plumbline db upgrade
+	@$(SERVE) plumbline serve --host $(HOST) --port $(PORT) --demo
 
 # One worker per core, a database each; a worker runs whole files (module fixtures start once).
 # Override for one process or one folder: make test PYTEST_ARGS="-n 0 tests/rfi".
 PYTEST_ARGS ?= -n auto --dist loadfile
-test: install
+test: install test-deps
 	$(RUN) pytest $(PYTEST_ARGS)
+
+# What the suite needs besides Python (Chromium, redis-server): installed with apt-get when
+# running as root, else one line saying what is missing and how to get it, and a failure.
+test-deps:
+	@scripts/test-deps
 
 lint: install
 	$(RUN) ruff format --check src tests benchmarks

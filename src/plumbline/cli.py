@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 from rich.console import Console
@@ -16,7 +17,9 @@ from plumbline.db import database
 from plumbline.kit import clock, crypto
 
 if TYPE_CHECKING:
-    from plumbline.demo.seed import DemoAccount
+    from plumbline.demo.seed import DemoAccount, DemoProject
+
+T = TypeVar("T")
 
 app = typer.Typer(no_args_is_help=True, help="Plumbline: construction and facilities coordination.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -29,12 +32,20 @@ console = Console(soft_wrap=True)
 
 
 @app.command()
-def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
-    """Start the HTTP server (port 0: any free port); prints its URL once the port is bound."""
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    demo: bool = typer.Option(
+        False, "--demo", help="Seed a demo workspace when there are no users; print how to use it"
+    ),
+) -> None:
+    """Start the HTTP server (port 0: any free port); prints its URL once the port is bound and,
+    with --demo, the demo's login, key and links once it serves (last, after the startup logs)."""
     import uvicorn
-    from uvicorn.supervisors import Multiprocess
 
     from plumbline.kit.logging import server_log_config
+    from plumbline.server import Server, Supervisor
 
     config = uvicorn.Config(
         "plumbline.app:create_app",
@@ -56,25 +67,37 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     sock.listen(config.backlog)
     url = settings.serve_on(host, sock.getsockname()[1])
     console.print(f"Plumbline listening on [bold]{url}[/] (docs: /api/v1/docs)")
-    server = uvicorn.Server(config)
+    banner: list[str] = []
+
+    async def seed_demo() -> None:
+        banner.extend(_demo_lines(*await _demo(if_empty=True, new_key=False)))
+
+    def show_banner() -> None:
+        # One write, after the startup log lines: nothing the server logs lands inside it.
+        console.print("\n".join(["", *banner, f"Plumbline is ready at {url} (Ctrl+C stops it)"]))
+
     if workers > 1:
-        Multiprocess(config, sockets=[sock]).run()
+        if demo:
+            asyncio.run(_disposing(seed_demo()))
+        Supervisor(config, [sock], started=show_banner if demo else None).run()
     else:
-        server.run(sockets=[sock])
+        prepare = seed_demo if demo else None
+        Server(config, prepare=prepare, started=show_banner if demo else None).run([sock])
 
 
 @db_app.command("upgrade")
 def db_upgrade(revision: str = "heads") -> None:
-    """Apply the migrations shipped in the package."""
+    """Apply the migrations shipped in the package; say which."""
     from plumbline.migrate import upgrade
 
-    async def run() -> None:
-        await upgrade(revision)
-        await database.dispose()
-
     settings.var_dir.mkdir(parents=True, exist_ok=True)
-    asyncio.run(run())
-    console.print("Database is up to date.")
+    done = asyncio.run(_disposing(upgrade(revision)))
+    if not done.applied:
+        console.print(f"Database is up to date (at {', '.join(done.heads) or 'no revision'}).")
+        return
+    first, last, count = done.applied[0], done.applied[-1], len(done.applied)
+    steps = first if count == 1 else f"{first} → {last}"
+    console.print(f"Applied {count} migration{'' if count == 1 else 's'}: {steps}.")
 
 
 @db_app.command("revision")
@@ -103,55 +126,68 @@ def demo(
     new_key: bool = typer.Option(False, "--new-key", help="Mint a new key for the demo project"),
 ) -> None:
     """Seed a demo workspace and project with records in every module; print how to use them."""
-    from plumbline.demo import seed
-
-    async def run() -> tuple[seed.DemoProject | None, seed.DemoAccount | None]:
-        try:
-            if new_key:
-                return await seed.new_key(), await seed.demo_account()
-            if if_empty and await seed.has_users():
-                return None, await seed.demo_account()
-            return await seed.seed(), await seed.demo_account()
-        finally:
-            await database.dispose()
-
     settings.var_dir.mkdir(parents=True, exist_ok=True)
-    project, account = asyncio.run(run())
-    url = settings.public_url.rstrip("/")
+    project, account = asyncio.run(_disposing(_demo(if_empty=if_empty, new_key=new_key)))
     if project is None and new_key:
         console.print("No demo project here: seed one with `plumbline demo`.")
         raise typer.Exit(1)
+    console.print("\n".join(_demo_lines(project, account, new_key=new_key)))
+
+
+async def _disposing(work: Awaitable[T]) -> T:
+    """``work``, then the database's connections closed (a command's event loop ends with it)."""
+    try:
+        return await work
+    finally:
+        await database.dispose()
+
+
+async def _demo(*, if_empty: bool, new_key: bool) -> tuple[DemoProject | None, DemoAccount | None]:
+    from plumbline.demo import seed
+
+    if new_key:
+        return await seed.new_key(), await seed.demo_account()
+    if if_empty and await seed.has_users():
+        return None, await seed.demo_account()
+    return await seed.seed(), await seed.demo_account()
+
+
+def _demo_lines(
+    project: DemoProject | None, account: DemoAccount | None, *, new_key: bool = False
+) -> list[str]:
+    """What to print about the demo: links on the public URL (the port served, unless set)."""
     if project is None:
-        _print_existing_demo(account)
-        return
-    console.print(f"[bold]Plumbline[/] demo {'key minted' if new_key else 'seeded'} at {url}")
-    _print_login(account)
-    console.print(f"  API key:     {project.api_key}")
-    console.print(f"  workspace:   {project.workspace_id}    project: {project.project_id}")
-    console.print(f"  docs:        {url}/api/v1/docs")
-    console.print(
+        return _existing_demo_lines(account)
+    url = settings.public_url.rstrip("/")
+    return [
+        f"[bold]Plumbline[/] demo {'key minted' if new_key else 'seeded'} at {url}",
+        *_login_lines(account),
+        f"  API key:     {project.api_key}",
+        f"  workspace:   {project.workspace_id}    project: {project.project_id}",
+        f"  docs:        {url}/api/v1/docs",
         f"  try:         curl -H 'x-api-key: {project.api_key}' "
-        f"{url}/api/v1/projects/{project.project_id}/issues"
-    )
-    for label, link in project.links:
-        console.print(f"  {label}: {link}")
+        f"{url}/api/v1/projects/{project.project_id}/issues",
+        *(f"  {label}: {link}" for label, link in project.links),
+    ]
 
 
-def _print_login(account: DemoAccount | None) -> None:
-    if account is not None:
-        password = account.password or "(changed since the demo was seeded)"
-        console.print(f"  sign in:     {account.email} / {password}")
-
-
-def _print_existing_demo(account: DemoAccount | None) -> None:
+def _login_lines(account: DemoAccount | None) -> list[str]:
     if account is None:
-        console.print("Database already has users and no demo account; `plumbline demo` adds one.")
-        return
-    console.print("Database already has users; the demo was seeded before.")
-    _print_login(account)
-    # Keys are stored hashed: the one printed at seeding cannot be shown again.
-    console.print("  API key:     shown once when made; mint another with")
-    console.print("               .venv/bin/plumbline demo --new-key")
+        return []
+    password = account.password or "(changed since the demo was seeded)"
+    return [f"  sign in:     {account.email} / {password}"]
+
+
+def _existing_demo_lines(account: DemoAccount | None) -> list[str]:
+    if account is None:
+        return ["Database already has users and no demo account; `plumbline demo` adds one."]
+    return [
+        "Database already has users; the demo was seeded before.",
+        *_login_lines(account),
+        # Keys are stored hashed: the one printed at seeding cannot be shown again.
+        "  API key:     shown once when made; mint another with",
+        "               .venv/bin/plumbline demo --new-key",
+    ]
 
 
 def _set_user(email: str, **values: object) -> None:

@@ -16,6 +16,8 @@ DEV_SECRET = "plumbline-development-secret-do-not-use"  # noqa: S105 - the refus
 
 
 ProxyNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
+SERVED_URL = "served-url"  # in the var dir: the URL `plumbline serve` last bound (serve_on)
 
 
 def _var_dir() -> Path:
@@ -37,6 +39,18 @@ def proxy_networks(text: str) -> tuple[ProxyNetwork, ...]:
     return tuple(networks)
 
 
+def _served_url(data: dict[str, object]) -> str:
+    """Unless configured, the public URL is the one a server of this var dir last bound, so
+    `plumbline demo --new-key`, `plumbline worker` and the digests link to the port served."""
+    var_dir = data.get("var_dir")
+    record = (var_dir if isinstance(var_dir, Path) else _var_dir()) / SERVED_URL
+    try:
+        served = record.read_text().strip()
+    except OSError:
+        return DEFAULT_PUBLIC_URL
+    return served or DEFAULT_PUBLIC_URL
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="PLUMBLINE_", env_file=".env", extra="ignore", validate_default=True
@@ -45,7 +59,7 @@ class Settings(BaseSettings):
     var_dir: Path = Field(default_factory=_var_dir)
     database_url: str = "sqlite+aiosqlite:///./var/plumbline.db"
     db_pool_size: int = Field(10, ge=1, le=1000)
-    public_url: str = "http://127.0.0.1:8000"
+    public_url: str = Field(default_factory=_served_url)
     secret_key: SecretStr | None = None
     trusted_origins: str = ""
     # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (kit/client_address.py);
@@ -154,11 +168,13 @@ class Settings(BaseSettings):
         """The URL of a server bound to ``host:port``. Unless ``PLUMBLINE_PUBLIC_URL`` is set, it
         becomes the public URL (links, cookies) and, unless ``PLUMBLINE_TRUSTED_ORIGINS`` is set,
         it and its ``localhost`` twin become the trusted origins; the environment carries both
-        to worker processes."""
+        to worker processes, and ``var/served-url`` to the other commands (``_served_url``)."""
         name = "127.0.0.1" if host in ("127.0.0.1", "localhost", "0.0.0.0", "", "::") else host  # noqa: S104
         url = f"http://{f'[{name}]' if ':' in name else name}:{port}"
         if "public_url" not in self.model_fields_set:
             self.public_url = os.environ["PLUMBLINE_PUBLIC_URL"] = url
+            self.var_dir.mkdir(parents=True, exist_ok=True)
+            (self.var_dir / SERVED_URL).write_text(url + "\n")
             if "trusted_origins" not in self.model_fields_set:
                 origins = [url, f"http://localhost:{port}"] if name == "127.0.0.1" else [url]
                 self.trusted_origins = os.environ["PLUMBLINE_TRUSTED_ORIGINS"] = ",".join(origins)

@@ -4,19 +4,22 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+from alembic.script import ScriptDirectory
 from sqlalchemy import select
 
 from plumbline.db import database
 from plumbline.kit import crypto
 from plumbline.kit.ids import new_id
+from plumbline.migrate import alembic_config
 from plumbline.models import User
 
 
-def plumbline(*args: str) -> subprocess.CompletedProcess[str]:
+def plumbline(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "plumbline.cli", *args],
-        env={**os.environ, "COLUMNS": "300", "NO_COLOR": "1"},
+        env={**os.environ, "COLUMNS": "300", "NO_COLOR": "1", **(env or {})},
         capture_output=True,
         text=True,
         check=False,
@@ -45,6 +48,17 @@ async def test_users_verify_unknown_email_fails() -> None:
     result = plumbline("users", "verify", f"nobody-{new_id()}@example.com")
     assert result.returncode == 1
     assert "No user" in result.stdout
+
+
+def test_db_upgrade_says_what_it_applied(tmp_path: Path) -> None:
+    script = ScriptDirectory.from_config(alembic_config())
+    head, count = script.get_current_head(), len(list(script.walk_revisions()))
+    fresh = {"PLUMBLINE_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/fresh.db"}
+    applied = plumbline("db", "upgrade", env=fresh)
+    assert applied.returncode == 0, applied.stderr
+    assert applied.stdout == f"Applied {count} migrations: 0001_foundation \u2192 {head}.\n"
+    again = plumbline("db", "upgrade", env=fresh)
+    assert again.stdout == f"Database is up to date (at {head}).\n"
 
 
 def test_db_upgrade_is_idempotent() -> None:

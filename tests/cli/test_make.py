@@ -1,5 +1,6 @@
-"""The Makefile: `make run` installs and runs the server alone, `make test` adds the test tools,
-and neither undoes the other."""
+"""The Makefile: `make run` installs and runs the server alone, `make test` adds the test tools
+(and what the suite needs besides Python, scripts/test-deps), neither undoes the other, and the
+installs are quiet."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def _uv(*args: str) -> str:
 
 def test_run_syncs_and_runs_without_the_test_tools() -> None:
     run = _commands("run")
-    assert len(run) == 4 and all("--no-dev" in line for line in run)
+    # sync, migrate, serve (which seeds the demo itself)
+    assert len(run) == 3 and all("--no-dev" in line for line in run)
     assert "--inexact" in run[0]
     for target in ("test", "lint", "typecheck"):
         commands = _commands(target)
@@ -45,3 +47,62 @@ def test_run_syncs_and_runs_without_the_test_tools() -> None:
 def test_the_server_install_leaves_the_test_tools_in_place() -> None:
     # Against this very environment, which `make test` set up with the test tools.
     assert "Would make no changes" in _uv("sync", "--frozen", "--no-dev", "--inexact", "--dry-run")
+
+
+def test_installs_are_quiet() -> None:
+    for target in ("run", "test"):
+        syncs = [line for line in _commands(target) if " sync " in line]
+        assert syncs and all("--quiet" in line for line in syncs), syncs
+
+
+def test_make_run_serves_on_the_host_and_port_given() -> None:
+    result = subprocess.run(
+        ["make", "-n", "run", "PORT=8731", "HOST=0.0.0.0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "plumbline serve --host 0.0.0.0 --port 8731 --demo" in result.stdout
+
+
+def test_make_test_gets_what_the_suite_needs_first() -> None:
+    commands = subprocess.run(
+        ["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    deps = commands.index("scripts/test-deps")
+    assert deps < next(i for i, line in enumerate(commands) if " pytest " in f"{line} ")
+    assert "make test-deps" in (ROOT / ".ci" / "run").read_text()
+
+
+def _test_deps(path: Path, chromium: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["/bin/sh", str(ROOT / "scripts" / "test-deps")],
+        env={"PATH": str(path), "CHROMIUM": str(chromium)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_test_deps_says_in_one_line_what_is_missing(tmp_path: Path) -> None:
+    # a bare machine: no redis-server, no Chromium, and no apt-get to install them with
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "id").symlink_to(shutil.which("id") or "/usr/bin/id")
+    result = _test_deps(bare, tmp_path / "chromium")
+    assert result.returncode == 1 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert "make test needs redis-server chromium" in line
+    assert "apt-get install redis-server chromium" in line
+
+
+def test_test_deps_is_silent_when_everything_is_there(tmp_path: Path) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("redis-server", "chromium"):
+        (tools / name).write_text("#!/bin/sh\n")
+        (tools / name).chmod(0o755)
+    (tools / "id").symlink_to(shutil.which("id") or "/usr/bin/id")
+    result = _test_deps(tools, tools / "chromium")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import pytest
 
 from tests.live import free_port
 
@@ -77,3 +79,26 @@ async def test_serve_trusts_the_port_it_is_bound_to(world, tmp_path: Path) -> No
         logger == "plumbline.access" and message == "request" for logger, message in messages
     )
     assert not [line for line in lines if re.search(r"\x1b\[", str(line))]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_serve_exits_cleanly_on_sigterm(workers: int) -> None:
+    # One process: uvicorn raised SIGTERM again once shut down, so the process died by it (143).
+    # Two: the log configuration handed to the workers could not be pickled.
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "plumbline.cli", "serve"),
+            *("--port", str(free_port()), "--workers", str(workers)),
+        ],
+        env={**os.environ, "PLUMBLINE_LOG_LEVEL": "INFO", "NO_COLOR": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:  # the app has started
+        if "Application startup complete" in line:
+            break
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == 0
+    process.stderr.close()

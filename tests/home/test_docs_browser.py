@@ -2,6 +2,7 @@
 they render the operations, and every request the page makes goes to the server itself."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 
 from tests.live import LiveServer
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's package; .ci/run installs it when missing
+# Debian's package; `make test` installs it when missing (scripts/test-deps), or says how.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
@@ -22,6 +24,10 @@ FLAGS = [
 def open_page(url: str, work: Path) -> tuple[str, list[tuple[str, str | None]]]:
     """The rendered DOM, and the (url, initiator) of every request Chromium started; a
     screenshot lands in ``work/page.png``."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: run `make test-deps` (or set CHROMIUM)", pytrace=False
+        )
     netlog = work / "net.json"
     done = subprocess.run(
         [

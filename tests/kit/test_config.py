@@ -24,3 +24,21 @@ def test_trusted_origins_default_to_the_public_url() -> None:
     assert Settings(public_url="http://127.0.0.1:8000/").origins == ["http://127.0.0.1:8000"]
     configured = Settings(trusted_origins="https://a.example, https://b.example/")
     assert configured.origins == ["https://a.example", "https://b.example"]
+
+
+def test_public_url_defaults_to_the_url_last_served(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def unset() -> None:  # and put back as they were after the test
+        for name in ("PLUMBLINE_PUBLIC_URL", "PLUMBLINE_TRUSTED_ORIGINS"):
+            monkeypatch.setenv(name, "")
+            monkeypatch.delenv(name)
+
+    unset()
+    assert Settings(var_dir=tmp_path).public_url == "http://127.0.0.1:8000"
+    served = Settings(var_dir=tmp_path)
+    assert served.serve_on("0.0.0.0", 8731) == "http://127.0.0.1:8731"  # noqa: S104
+    unset()  # what serve_on handed its own worker processes
+    later = Settings(var_dir=tmp_path)  # `plumbline demo --new-key`, `plumbline worker`...
+    assert later.public_url == "http://127.0.0.1:8731"
+    assert later.origins == ["http://127.0.0.1:8731"]
+    configured = Settings(var_dir=tmp_path, public_url="https://pl.example", secret_key="s3cret")
+    assert configured.public_url == "https://pl.example"

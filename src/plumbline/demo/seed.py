@@ -106,8 +106,11 @@ async def signed_in(user_id: str) -> AsyncIterator[Api]:
         )
         await db.commit()
     app = create_app()
-    # The demo's own requests are not traffic worth logging line by line.
-    logging.getLogger("plumbline.access").setLevel(logging.WARNING)
+    # The demo's own requests are not traffic worth logging line by line (and the server that
+    # seeds it before serving logs its own traffic again after).
+    access = logging.getLogger("plumbline.access")
+    level = access.level
+    access.setLevel(logging.WARNING)
     headers = {
         "Origin": settings.origins[0],
         "Cookie": f"{COOKIE_NAME}={crypto.signed(token, 'session')}",
@@ -119,6 +122,7 @@ async def signed_in(user_id: str) -> AsyncIterator[Api]:
             yield Api(client, user_id)
         finally:
             await client.post("/api/auth/sign-out")
+            access.setLevel(level)
 
 
 async def _mint_key(api: Api, project_id: str, name: str) -> str:

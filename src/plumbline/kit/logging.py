@@ -90,8 +90,13 @@ def server_log_config(level: str = "INFO") -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": JsonFormatter}},
+        # By name, not the stream itself: `--workers N` hands this to worker processes (pickled).
         "handlers": {
-            "json": {"class": "logging.StreamHandler", "formatter": "json", "stream": sys.stderr}
+            "json": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            }
         },
         "loggers": {
             name: {"handlers": ["json"], "level": level.upper(), "propagate": False}
