@@ -33,7 +33,8 @@ from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderUpdate
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Folder
-from plumbline.records import add_record
+from plumbline.records import add_record, references
+from plumbline.records.references import FOLDER
 
 Tree = list[tuple[str, "Tree"]]
 
@@ -109,8 +110,7 @@ class FolderService:
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, body: FolderCreate
     ) -> dict[str, Any]:
-        if body.parent_id is not None:
-            await self._folder(db, ctx, body.parent_id)
+        await references.require(db, ctx, FOLDER, "parentId", body.parent_id)
         if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
             raise NameTaken()
         folder = await add_record(db, ctx, Folder, name=body.name, parent_id=body.parent_id)
@@ -137,8 +137,8 @@ class FolderService:
         ):
             raise Forbidden("Only the folder's creator or a manager can rename it")
         parent_id = body.parent_id if moving else folder.parent_id
-        if moving and parent_id is not None:
-            await self._folder(db, ctx, parent_id)
+        if moving:
+            await references.require(db, ctx, FOLDER, "parentId", parent_id)
             parents = {
                 row.id: row.parent_id for row in await repository.folder_tree(db, ctx.project.id)
             }
@@ -197,8 +197,7 @@ class FolderService:
     async def apply_structure(
         self, db: AsyncSession, ctx: ProjectContext, body: ApplyStructure
     ) -> dict[str, Any]:
-        if body.parent_id is not None:
-            await self._folder(db, ctx, body.parent_id)
+        await references.require(db, ctx, FOLDER, "parentId", body.parent_id)
         by_parent: dict[tuple[str | None, str], str] = {
             (row.parent_id, row.name.lower()): row.id
             for row in await repository.folder_tree(db, ctx.project.id)

@@ -46,6 +46,8 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage, safe_name
 from plumbline.models import File, FileVersion, Upload, Workspace
+from plumbline.records import references
+from plumbline.records.references import FILE, FOLDER
 
 UPLOAD_TTL = timedelta(hours=1)
 PENDING, COMPLETED = "PENDING", "COMPLETED"
@@ -186,10 +188,7 @@ class UploadService:
     ) -> dict[str, Any]:
         """Per file: allowed or why not, and whether it becomes a new file or a new version.
         Two queries whatever the number of files (the folder, its files)."""
-        if body.folder_id is not None and (
-            await repository.get_folder(db, ctx.project.id, body.folder_id) is None
-        ):
-            raise NotFound("Folder not found")
+        await references.require(db, ctx, FOLDER, "folderId", body.folder_id)
         existing = await repository.files_in_folder(db, ctx.project.id, body.folder_id)
         by_name = {row.normalized_name: row for row in existing}
         by_near: dict[str, list[Any]] = defaultdict(list)
@@ -264,13 +263,10 @@ class UploadService:
         if body.file_id is not None:
             file = await repository.get_project_file(db, ctx.project.id, body.file_id)
             if file is None:
-                raise NotFound("File not found")
+                raise references.refused(FILE, "fileId")
             file_id, folder_id = file.id, file.folder_id
         else:
-            if folder_id is not None and (
-                await repository.get_folder(db, ctx.project.id, folder_id) is None
-            ):
-                raise NotFound("Folder not found")
+            await references.require(db, ctx, FOLDER, "folderId", folder_id)
             same = await repository.find_by_name(db, ctx.project.id, folder_id, normalize(name))
             file_id = same.id if same else new_id()
         quota_check(ctx.workspace, body.size_bytes)

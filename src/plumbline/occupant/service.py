@@ -37,6 +37,8 @@ from plumbline.occupant.schemas import (
     OccupantSubmit,
 )
 from plumbline.om.assets import repository as assets
+from plumbline.records import references
+from plumbline.records.references import ASSET
 
 SUBMITS_PER_MINUTE = 12  # per link and client IP (PRODUCT §15)
 PHOTO_TOKEN_TTL = timedelta(hours=1)
@@ -87,11 +89,7 @@ class OccupantService:
     ) -> dict[str, Any]:
         if body.expires_at is not None and body.expires_at <= clock.now():
             raise InvalidField("expiresAt", "must be in the future")
-        if (
-            body.asset_id is not None
-            and await assets.get(db, ctx.project.id, body.asset_id) is None
-        ):
-            raise InvalidField("assetId", "no such asset in this project")
+        await references.require(db, ctx, ASSET, "assetId", body.asset_id)
         token = crypto.random_token()
         link = OccupantLink(
             id=new_id(),

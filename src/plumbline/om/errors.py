@@ -1,6 +1,6 @@
 """O&M errors, each a subclass of the service's errors."""
 
-from plumbline.errors import Conflict, NotFound, ValidationFailed
+from plumbline.errors import Conflict, NotFound
 
 
 class AssetNotFound(NotFound):
@@ -30,8 +30,3 @@ class AssetInUse(Conflict):
 class AlreadyCompleted(Conflict):
     def __init__(self) -> None:
         super().__init__("This work order has already completed its maintenance schedule")
-
-
-def invalid(field: str, message: str) -> ValidationFailed:
-    """400 ``VALIDATION_FAILED`` naming the field."""
-    return ValidationFailed(details=[{"field": field, "message": message}])

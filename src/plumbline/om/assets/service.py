@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
+from plumbline.errors import InvalidField
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
@@ -22,8 +23,10 @@ from plumbline.models import Asset
 from plumbline.om.assets import repository as repo
 from plumbline.om.assets.repository import FIELDS, READING_FIELDS
 from plumbline.om.assets.schemas import AssetCreate, AssetFilters, AssetUpdate, ReadingCreate
-from plumbline.om.errors import AssetInUse, AssetNotFound, TagTaken, invalid
+from plumbline.om.errors import AssetInUse, AssetNotFound, TagTaken
 from plumbline.om.maintenance.service import maintenance
+from plumbline.records import references
+from plumbline.records.references import ASSET
 
 ENTITY = "asset"
 AUDITED = (
@@ -104,12 +107,12 @@ class AssetService:
         """The parent is a live asset of this project, and not the asset or one beneath it."""
         parents = await repo.parents(db, ctx.project.id)
         if parent_id not in parents:
-            raise invalid("parentAssetId", "no such asset in this project")
+            raise references.refused(ASSET, "parentAssetId")
         seen: set[str] = set()
         current: str | None = parent_id
         while current is not None and current not in seen:
             if current == asset_id:
-                raise invalid("parentAssetId", "an asset cannot sit beneath itself")
+                raise InvalidField("parentAssetId", "an asset cannot sit beneath itself")
             seen.add(current)
             current = parents.get(current)
 
@@ -191,20 +194,20 @@ class AssetService:
         now = clock.now()
         read_at = body.read_at or now
         if read_at > now:
-            raise invalid("readAt", "a reading cannot be in the future")
+            raise InvalidField("readAt", "a reading cannot be in the future")
         meters = [dict(meter) for meter in asset.meters]
         meter = next((m for m in meters if m["type"] == body.meter_type), None)
         if meter is None:
-            raise invalid("meterType", "this asset has no meter of this type")
+            raise InvalidField("meterType", "this asset has no meter of this type")
         value = Decimal(str(body.value)).quantize(Decimal("0.0001"))
         last_at = (
             datetime.fromisoformat(meter["lastReadingAt"]) if meter.get("lastReadingAt") else None
         )
         if meter.get("cumulative", True) and meter.get("lastReading") is not None and last_at:
             if read_at < last_at:
-                raise invalid("readAt", "a cumulative meter's readings are recorded in order")
+                raise InvalidField("readAt", "a cumulative meter's readings are recorded in order")
             if value < Decimal(str(meter["lastReading"])):
-                raise invalid("value", "a cumulative meter's reading cannot go backwards")
+                raise InvalidField("value", "a cumulative meter's reading cannot go backwards")
         reading = {
             "id": new_id(),
             "asset_id": asset.id,

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
+from plumbline.errors import InvalidField, ValidationFailed
 from plumbline.issue.schemas import IssueCreate, PhotoComplete, PhotoPresign
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock
@@ -23,12 +24,10 @@ from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.models import InspectionRun, InspectionTemplate
-from plumbline.om.errors import AssetNotFound
 from plumbline.om.inspections import report
 from plumbline.om.inspections import repository as repo
 from plumbline.om.inspections.errors import (
     ExternalCannotReassign,
-    InvalidField,
     RunCompleted,
     RunNotFound,
     TemplateNotFound,
@@ -44,7 +43,8 @@ from plumbline.om.inspections.schemas import (
     TemplateUpdate,
 )
 from plumbline.om.recurrence import advance, local_day, zone
-from plumbline.records import soft_delete
+from plumbline.records import references, soft_delete
+from plumbline.records.references import ASSET, INSPECTION_TEMPLATE
 from plumbline.records.repository import assignable
 from plumbline.records.uploads import Uploads
 
@@ -109,9 +109,9 @@ def next_walk(template: InspectionTemplate, done_at: datetime, tz: ZoneInfo) -> 
 
 def _check_interval(frequency: str, interval_days: int | None) -> None:
     if frequency == "CUSTOM" and interval_days is None:
-        raise InvalidField.one("intervalDays", "required for a CUSTOM frequency")
+        raise InvalidField("intervalDays", "required for a CUSTOM frequency")
     if frequency != "CUSTOM" and interval_days is not None:
-        raise InvalidField.one("intervalDays", "only a CUSTOM frequency takes intervalDays")
+        raise InvalidField("intervalDays", "only a CUSTOM frequency takes intervalDays")
 
 
 class InspectionService:
@@ -260,16 +260,9 @@ class InspectionService:
     async def get_run(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> dict[str, Any]:
         return await self._read(db, await self._run(db, ctx, run_id))
 
-    async def _asset(self, db: AsyncSession, ctx: ProjectContext, asset_id: str | None) -> None:
-        if (
-            asset_id is not None
-            and await repo.asset_of_project(db, ctx.project.id, asset_id) is None
-        ):
-            raise AssetNotFound()
-
     async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str | None) -> None:
         if user_id is not None and user_id not in await assignable(db, ctx, [user_id]):
-            raise InvalidField.one(
+            raise InvalidField(
                 "assigneeId", "the assignee must be someone who can work on this project"
             )
 
@@ -283,8 +276,10 @@ class InspectionService:
             if assignee not in (None, ctx.user_id):
                 raise ExternalCannotReassign()
             assignee = ctx.user_id
-        template = await self._template(db, ctx, body.template_id)
-        await self._asset(db, ctx, body.asset_id)
+        template = await repo.get_template(db, ctx.project.id, body.template_id)
+        if template is None:
+            raise references.refused(INSPECTION_TEMPLATE, "templateId")
+        await references.require(db, ctx, ASSET, "assetId", body.asset_id)
         await self._assignee(db, ctx, assignee)
         now = clock.now()
         run = InspectionRun(
@@ -356,8 +351,10 @@ class InspectionService:
             }
         if problems:
             first = problems[0]
-            raise InvalidField(
-                f"Invalid {first['field']}: {first['message']}", problems, unknownItemIds=unknown
+            raise ValidationFailed(
+                f"Invalid {first['field']}: {first['message']}",
+                details=problems,
+                unknownItemIds=unknown,
             )
         # In the order of the items, so the report and the API read like the checklist.
         return [merged[item_id] for item_id in items if item_id in merged]
@@ -374,7 +371,7 @@ class InspectionService:
             await self._assignee(db, ctx, body.assignee_id)
             run.assignee_id = body.assignee_id
         if "asset_id" in sent and body.asset_id != run.asset_id:
-            await self._asset(db, ctx, body.asset_id)
+            await references.require(db, ctx, ASSET, "assetId", body.asset_id)
             run.asset_id = body.asset_id
         if "signed_by" in sent:
             run.signed_by = body.signed_by
@@ -404,9 +401,9 @@ class InspectionService:
         ]
         if missing:
             labels = "; ".join(item["label"] for item in missing)
-            raise InvalidField(
+            raise ValidationFailed(
                 f"Required items are not answered: {labels}",
-                [
+                details=[
                     {"field": f"items.{item['id']}", "message": f"required: {item['label']}"}
                     for item in missing
                 ],

@@ -8,7 +8,7 @@ reads them, generates the due work orders and records completions."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden
+from plumbline.errors import Forbidden, InvalidField
 
 # A module import: the issue service imports this one back (a resolved PREVENTIVE work order
 # completes its schedule).
@@ -26,13 +26,14 @@ from plumbline.issue import service as issues
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Asset, Issue, MaintenanceSchedule
+from plumbline.models import Asset, Issue, MaintenanceCompletion, MaintenanceSchedule
 from plumbline.om import recurrence
-from plumbline.om.errors import AlreadyCompleted, ScheduleNotFound, invalid
+from plumbline.om.errors import AlreadyCompleted, ScheduleNotFound
 from plumbline.om.maintenance import repository as repo
 from plumbline.om.maintenance.repository import FIELDS
 from plumbline.om.maintenance.schemas import CompleteBody, ScheduleCreate, ScheduleUpdate, check
-from plumbline.records import Notice
+from plumbline.records import Notice, references
+from plumbline.records.references import ASSET
 from plumbline.records.repository import assignable
 
 ENTITY = "maintenance_schedule"
@@ -112,6 +113,13 @@ def _meter_met(schedule: MaintenanceSchedule, value: Decimal) -> bool:
     return False
 
 
+def may_complete(ctx: ProjectContext, schedule: MaintenanceSchedule) -> None:
+    """Who completes a schedule, by its route or by resolving one of its PREVENTIVE work
+    orders: internal members and keys any, an external collaborator only one assigned to them."""
+    if ctx.is_external and schedule.assignee_id != ctx.user_id:
+        raise Forbidden("External collaborators complete only the schedules assigned to them")
+
+
 class MaintenanceService:
     async def list_schedules(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str | None, page: PageParams
@@ -137,19 +145,21 @@ class MaintenanceService:
         )
         asset = (await db.execute(query)).scalar_one_or_none()
         if asset is None:
-            raise invalid("assetId", "no such asset in this project")
+            raise references.refused(ASSET, "assetId")
         return asset
 
     async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> None:
         if user_id not in await assignable(db, ctx, [user_id]):
-            raise invalid("assigneeId", "the assignee must be someone who can work on this project")
+            raise InvalidField(
+                "assigneeId", "the assignee must be someone who can work on this project"
+            )
 
     @staticmethod
     def _meter(asset: Asset, meter_type: str) -> Decimal | None:
         """The asset's last reading of ``meter_type`` (400 when it has no such meter)."""
         meter = next((m for m in asset.meters if m["type"] == meter_type), None)
         if meter is None:
-            raise invalid("meterType", "the asset has no meter of this type")
+            raise InvalidField("meterType", "the asset has no meter of this type")
         last = meter.get("lastReading")
         return None if last is None else Decimal(str(last))
 
@@ -218,7 +228,7 @@ class MaintenanceService:
         try:
             check(*(merged[key] for key in merged))
         except ValueError as error:
-            raise invalid("body", str(error)) from None
+            raise InvalidField("body", str(error)) from None
         if changes.get("assignee_id") not in (None, schedule.assignee_id):
             await self._assignee(db, ctx, changes["assignee_id"])
         meter_keys = ("meter_type", "meter_interval", "meter_threshold")
@@ -345,38 +355,53 @@ class MaintenanceService:
     async def complete(
         self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, body: CompleteBody
     ) -> dict[str, Any]:
+        """Once per due date: a completion meets the schedule's current due date (or its work
+        order's); a call on the same day as an earlier completion of the schedule (the project's
+        day), or for a due date already met, answers that completion and changes nothing, so
+        repeated or concurrent calls record one (the schedule's row lock orders them)."""
         schedule = await self.require(db, ctx, schedule_id, lock=True)
-        if ctx.is_external and schedule.assignee_id != ctx.user_id:
-            raise Forbidden("External collaborators complete only the schedules assigned to them")
+        may_complete(ctx, schedule)
         now = clock.now()
         completed_at = body.completed_at or now
         if completed_at > now:
-            raise invalid("completedAt", "a completion cannot be in the future")
+            raise InvalidField("completedAt", "a completion cannot be in the future")
         due = _due(schedule)
         if body.work_order_id is not None:
             order = await repo.work_order(db, ctx.project.id, body.work_order_id)
             if order is None or order.maintenance_schedule_id != schedule.id:
-                raise invalid("workOrderId", "no work order of this schedule has this id")
+                raise InvalidField("workOrderId", "no work order of this schedule has this id")
             if await repo.completed_work_order(db, order.id):
                 raise AlreadyCompleted()
             due = await repo.work_order_due(db, order.id) or due
-        completion = await self._complete(
-            db, ctx, schedule, due, completed_at, body.work_order_id, body.notes
-        )
-        return completion | {"schedule": _read(schedule, ctx)}
+            earlier = await repo.completion_due(db, schedule.id, due)
+        else:
+            tz = recurrence.zone(ctx.project.timezone)
+            day = recurrence.local_day(completed_at, tz)
+            start = recurrence.end_of_day(day - timedelta(days=1), tz)
+            earlier = await repo.completion_between(
+                db, schedule.id, start, recurrence.end_of_day(day, tz)
+            )
+        if earlier is None:
+            earlier = await self._complete(
+                db, ctx, schedule, due, completed_at, body.work_order_id, body.notes
+            )
+        return _completion(earlier) | {"schedule": _read(schedule, ctx)}
 
     async def complete_work_order(
         self, db: AsyncSession, ctx: ProjectContext, order: Issue
     ) -> None:
-        """A PREVENTIVE work order resolved through the issue routes completes its schedule,
-        once per work order (resolve, reopen, resolve: one completion)."""
+        """A PREVENTIVE work order resolved through the issue routes completes its schedule, by
+        the rule of the schedule's route (``may_complete``), once per work order (resolve,
+        reopen, resolve: one completion) and not for a due date already met."""
         if order.work_order_type != "PREVENTIVE" or order.maintenance_schedule_id is None:
             return
         schedule = await repo.get(db, ctx.project.id, order.maintenance_schedule_id, lock=True)
         if schedule is None or await repo.completed_work_order(db, order.id):
             return
+        may_complete(ctx, schedule)
         due = await repo.work_order_due(db, order.id) or _due(schedule)
-        await self._complete(db, ctx, schedule, due, clock.now(), order.id, None)
+        if await repo.completion_due(db, schedule.id, due) is None:
+            await self._complete(db, ctx, schedule, due, clock.now(), order.id, None)
 
     async def _complete(
         self,
@@ -387,7 +412,7 @@ class MaintenanceService:
         completed_at: datetime,
         work_order_id: str | None,
         notes: str | None,
-    ) -> dict[str, Any]:
+    ) -> MaintenanceCompletion:
         """Record the completion and advance the calendar by the basis; a met meter condition
         is cleared and the meter's baseline becomes its reading now."""
         tz = recurrence.zone(ctx.project.timezone)
@@ -397,21 +422,21 @@ class MaintenanceService:
             if schedule.meter_type
             else None
         )
-        values = {
-            "id": new_id(),
-            "schedule_id": schedule.id,
-            "project_id": ctx.project.id,
-            "workspace_id": ctx.workspace.id,
-            "work_order_id": work_order_id,
-            "due_at": due,
-            "completed_at": completed_at,
-            "completed_by": ctx.user_id,
-            "on_time": recurrence.on_time(due, completed_at, tz),
-            "notes": notes,
-            "meter_reading": reading,
-            "created_at": clock.now(),
-        }
-        await repo.add_completion(db, values)
+        completion = MaintenanceCompletion(
+            id=new_id(),
+            schedule_id=schedule.id,
+            project_id=ctx.project.id,
+            workspace_id=ctx.workspace.id,
+            work_order_id=work_order_id,
+            due_at=due,
+            completed_at=completed_at,
+            completed_by=ctx.user_id,
+            on_time=recurrence.on_time(due, completed_at, tz),
+            notes=notes,
+            meter_reading=reading,
+            created_at=clock.now(),
+        )
+        await repo.add_completion(db, completion)
         schedule.next_due_at, schedule.anchor_day = recurrence.next_due(
             basis=schedule.basis,
             frequency=schedule.frequency,
@@ -427,21 +452,25 @@ class MaintenanceService:
             schedule.meter_due_at = None
             schedule.meter_baseline = reading
         schedule.updated_at = clock.now()
-        changes = diff(before, _audited(schedule)) | {"onTime": [None, values["on_time"]]}
+        changes = diff(before, _audited(schedule)) | {"onTime": [None, completion.on_time]}
         await audit_change(
             db, ctx, (ENTITY, schedule.id), "maintenance_schedule.completed", changes
         )
         await db.flush()
-        return {
-            "id": values["id"],
-            "scheduleId": schedule.id,
-            "workOrderId": work_order_id,
-            "dueAt": clock.iso(due),
-            "completedAt": clock.iso(completed_at),
-            "completedBy": ctx.user_id,
-            "onTime": values["on_time"],
-            "notes": notes,
-        }
+        return completion
+
+
+def _completion(completion: MaintenanceCompletion) -> dict[str, Any]:
+    return {
+        "id": completion.id,
+        "scheduleId": completion.schedule_id,
+        "workOrderId": completion.work_order_id,
+        "dueAt": clock.iso(completion.due_at),
+        "completedAt": clock.iso(completion.completed_at),
+        "completedBy": completion.completed_by,
+        "onTime": completion.on_time,
+        "notes": completion.notes,
+    }
 
 
 def _decimal(value: float | None) -> Decimal | None:
