@@ -14,6 +14,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
+from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
 from plumbline.issue.errors import ExternalCannotReassign, InvalidIssueField
@@ -26,7 +27,6 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
-from plumbline.om.maintenance import service as schedules  # imports this module back
 from plumbline.records import Notice, references, soft_delete
 from plumbline.records.references import ASSET, FILE, FILE_VERSION, MAINTENANCE_SCHEDULE
 from plumbline.records.repository import assignable, file_of_version
@@ -343,7 +343,7 @@ class IssueService:
         if status != issue.status:
             _stamp_status(issue, status)
             if status in DONE:  # a preventive work order done completes its schedule, once
-                await schedules.maintenance.complete_work_order(db, ctx, issue)
+                await hooks.done(db, ctx, issue)
         changed = diff(before, _snapshot(issue))
         if changed:
             issue.updated_at = clock.now()

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
 from plumbline.models import (
+    Asset,
     Issue,
     MaintenanceCompletion,
     MaintenanceSchedule,
@@ -178,6 +179,12 @@ async def completion_between(
     )
     found: MaintenanceCompletion | None = (await db.execute(query)).scalar_one_or_none()
     return found
+
+
+async def asset_meters(db: AsyncSession, asset_id: str) -> list[dict[str, Any]]:
+    """The meters of a schedule's asset (deleted or not: its work orders may still be done)."""
+    query = select(Asset.meters).where(Asset.id == asset_id)
+    return list((await db.execute(query)).scalar_one() or ())
 
 
 async def add_completion(db: AsyncSession, completion: MaintenanceCompletion) -> None:
