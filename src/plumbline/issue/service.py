@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -29,7 +29,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
 from plumbline.records import Notice, references, soft_delete
 from plumbline.records.references import ASSET, FILE, FILE_VERSION, MAINTENANCE_SCHEDULE
-from plumbline.records.repository import assignable, file_of_version
+from plumbline.records.repository import file_of_version
 from plumbline.viewer.events import publish_to_version
 
 # Audited fields (their columns are what a create or update may write).
@@ -62,7 +62,7 @@ DONE = ("RESOLVED", "CLOSED")
 ASSIGNED = Notice("ISSUE_ASSIGNED", "You were assigned issue #{n}: {title}", "issue #{n}", "issues")
 
 
-def _checklist(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def checklist(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Items as stored: each keeps its id or gets one (create and PATCH validate them alike)."""
     return [{**item, "id": item.get("id") or new_id()} for item in items]
 
@@ -165,10 +165,7 @@ class IssueService:
         return FIELDS.row(row, referencePhotos=by_issue.get(issue_id) or [])
 
     async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> str:
-        if user_id not in await assignable(db, ctx, [user_id]):
-            raise InvalidIssueField(
-                "assigneeId", "the assignee must be someone who can work on this project"
-            )
+        await references.require_assignee(db, ctx, user_id)
         return user_id
 
     async def _resolve_file(
@@ -238,7 +235,7 @@ class IssueService:
             work_order_type=body.work_order_type
             or ("CORRECTIVE" if body.issue_kind == "WORK_ORDER" else None),
             maintenance_schedule_id=body.maintenance_schedule_id,
-            checklist=_checklist([item.model_dump() for item in body.checklist]),
+            checklist=checklist([item.model_dump() for item in body.checklist]),
         )
         issue = await self.insert(db, ctx.principal, values)
         if assignee is not None:
@@ -335,7 +332,7 @@ class IssueService:
             _changed(changes, "maintenance_schedule_id", issue.maintenance_schedule_id),
         )
         if "checklist" in changes:
-            changes["checklist"] = _checklist(changes["checklist"])
+            changes["checklist"] = checklist(changes["checklist"])
         before = _snapshot(issue)
         status = changes.pop("status", issue.status)
         for column, value in changes.items():

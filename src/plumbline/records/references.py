@@ -45,6 +45,15 @@ ISSUE = Kind("issue", Issue)
 INSPECTION_TEMPLATE = Kind("inspection template", InspectionTemplate)
 
 
+async def require_assignee(db: AsyncSession, ctx: ProjectContext, user_id: str | None) -> None:
+    """400 naming ``assigneeId`` unless ``user_id`` (None: nobody) may be given work on the
+    project (``repository.assignable``)."""
+    if user_id is not None and user_id not in await repository.assignable(db, ctx, [user_id]):
+        raise InvalidField(
+            "assigneeId", "the assignee must be someone who can work on this project"
+        )
+
+
 def refused(kind: Kind, field: str) -> InvalidField:
     return InvalidField(field, f"no such {kind.noun} in this {kind.scope}")
 

@@ -12,10 +12,8 @@ class RunNotFound(NotFound):
 
 
 class RunCompleted(Conflict):
+    code = "RUN_COMPLETED"
     message = "This inspection run is completed and read-only"
-
-    def __init__(self) -> None:
-        super().__init__(code="RUN_COMPLETED")
 
 
 class ExternalCannotReassign(Forbidden):

@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField
+from plumbline.issue.service import checklist
 from plumbline.kit import clock
-from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Asset, MaintenanceSchedule
 from plumbline.om import recurrence
@@ -29,7 +29,6 @@ from plumbline.om.maintenance.repository import FIELDS
 from plumbline.om.maintenance.schemas import ScheduleCreate, ScheduleUpdate, check
 from plumbline.records import add_record, references
 from plumbline.records.references import ASSET
-from plumbline.records.repository import assignable
 
 ENTITY = "maintenance_schedule"
 AUDITED = (
@@ -53,10 +52,6 @@ METER_LABEL = "Meter/calendar"
 METER_KEYS = ("meter_type", "meter_interval", "meter_threshold")
 
 
-def _float(value: Decimal | float | None) -> float | None:
-    return None if value is None else float(value)
-
-
 def _decimal(value: float | None) -> Decimal | None:
     return None if value is None else Decimal(str(value)).quantize(Decimal("0.0001"))
 
@@ -72,8 +67,8 @@ def _view(
     values["nextDueAt"] = clock.iso(due)
     values["dueLabel"] = METER_LABEL if values["meterType"] else "Calendar"
     values["health"] = recurrence.health(due, clock.now(), tz)
-    values["meterInterval"] = _float(values["meterInterval"])
-    values["meterThreshold"] = _float(values["meterThreshold"])
+    for name in ("meterInterval", "meterThreshold"):  # Decimal columns, numbers in the API
+        values[name] = None if values[name] is None else float(values[name])
     return values
 
 
@@ -81,11 +76,6 @@ def read(schedule: MaintenanceSchedule, ctx: ProjectContext) -> dict[str, Any]:
     """The schedule as the API answers it, with its derived due date, label and health."""
     values = FIELDS.read(FIELDS.of(schedule))
     return _view(values, schedule.next_due_at, schedule.meter_due_at, ctx)
-
-
-def checklist(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Items as stored: each keeps its id or gets one."""
-    return [{**item, "id": item.get("id") or new_id()} for item in items]
 
 
 def audited(schedule: MaintenanceSchedule) -> dict[str, Any]:
@@ -146,12 +136,6 @@ class MaintenanceService:
             raise references.refused(ASSET, "assetId")
         return asset
 
-    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> None:
-        if user_id not in await assignable(db, ctx, [user_id]):
-            raise InvalidField(
-                "assigneeId", "the assignee must be someone who can work on this project"
-            )
-
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, body: ScheduleCreate
     ) -> dict[str, Any]:
@@ -159,8 +143,7 @@ class MaintenanceService:
         anchored on that day; a meter schedule starts from the meter's last reading."""
         asset = await self._asset(db, ctx, body.asset_id)
         baseline = _baseline(asset, body.meter_type) if body.meter_type else None
-        if body.assignee_id is not None:
-            await self._assignee(db, ctx, body.assignee_id)
+        await references.require_assignee(db, ctx, body.assignee_id)
         first = body.next_due_at or clock.now()
         schedule = await add_record(
             db,
@@ -206,7 +189,7 @@ class MaintenanceService:
         except ValueError as error:
             raise InvalidField("body", str(error)) from None
         if changes.get("assignee_id") not in (None, schedule.assignee_id):
-            await self._assignee(db, ctx, changes["assignee_id"])
+            await references.require_assignee(db, ctx, changes["assignee_id"])
         if any(key in changes for key in METER_KEYS):
             for key in ("meter_interval", "meter_threshold"):
                 if key in changes:
