@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
 from starlette.middleware.cors import CORSMiddleware
 
+from plumbline import wiring
 from plumbline.api import ROUTERS
 from plumbline.config import settings
 from plumbline.db import database
@@ -76,6 +77,7 @@ def create_app() -> FastAPI:
         telemetry=None if settings.telemetry else TELEMETRY_OFF,
     )
     install_error_handlers(app)
+    wiring.connect()
     for prefix, router in ROUTERS:
         app.include_router(router, prefix=prefix)
     app.mount(ASSETS, assets, name="docs-assets")

@@ -374,7 +374,8 @@ async def test_import_refusals(client, world, provider_server):
     r = await client.post(
         url, json={"itemId": "file-a", "projectId": project, "folderId": "nope"}, headers=headers
     )
-    assert r.status_code == 404
+    assert r.status_code == 400  # an id in a body: 400 naming it (issue 24)
+    assert r.json()["details"][0]["field"] == "folderId"
 
     # a project of another workspace: 404, nothing read from the provider
     other = await make_world()

@@ -96,7 +96,8 @@ async def test_rename_move_and_disciplines(client, world):
     bad_ext = await client.patch(url, json={"name": "S-001.exe"}, headers=world.manager.headers)
     assert bad_ext.status_code == 400
     nowhere = await client.patch(url, json={"folderId": "nope"}, headers=world.manager.headers)
-    assert nowhere.status_code == 404
+    assert nowhere.status_code == 400  # an id in a body: 400 naming it (issue 24)
+    assert nowhere.json()["details"][0]["field"] == "folderId"
     async with database.sessionmaker() as db:
         actions = (
             await db.execute(select(AuditLog.action).where(AuditLog.entity_id == mine["id"]))

@@ -53,7 +53,8 @@ async def test_sibling_names_are_unique_and_parents_must_exist(client, world):
     orphan = await client.post(
         _url(world), json={"name": "X", "parentId": "nope"}, headers=world.member.headers
     )
-    assert orphan.status_code == 404
+    assert orphan.status_code == 400  # an id in a body: 400 naming it (issue 24)
+    assert orphan.json()["details"][0]["field"] == "parentId"
     invalid = await client.post(_url(world), json={"name": "a/b"}, headers=world.member.headers)
     assert invalid.status_code == 400
     blank = await client.post(_url(world), json={"name": "  "}, headers=world.member.headers)

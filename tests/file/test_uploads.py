@@ -215,13 +215,14 @@ async def test_preview_tells_new_files_versions_suggestions_and_refusals(client,
     assert body["totalBytes"] == 30 and body["maxUploadBytes"] == settings.max_upload_bytes
 
 
-async def test_preview_in_an_unknown_folder_is_404(client, world):
+async def test_preview_in_an_unknown_folder_is_400(client, world):
     response = await client.post(
         f"/api/v1/projects/{world.project.id}/uploads/preview",
         json={"folderId": "nope", "files": [{"fileName": "a.pdf", "sizeBytes": 1}]},
         headers=world.member.headers,
     )
-    assert response.status_code == 404
+    assert response.status_code == 400  # an id in a body: 400 naming it (issue 24)
+    assert response.json()["details"][0]["field"] == "folderId"
 
 
 async def test_upload_into_a_folder_and_as_explicit_new_version(client, world):
@@ -237,9 +238,11 @@ async def test_upload_into_a_folder_and_as_explicit_new_version(client, world):
     assert renamed["id"] == first["id"] and renamed["version"] == 2
     assert renamed["name"] == "M-1.pdf" and renamed["folderId"] == folder["id"]
     unknown = await presign(client, headers, pid, "x.pdf", 5, fileId="missing")
-    assert unknown.status_code == 404
+    assert unknown.status_code == 400  # an id in a body: 400 naming it (issue 24)
+    assert unknown.json()["details"][0]["field"] == "fileId"
     no_folder = await presign(client, headers, pid, "x.pdf", 5, folderId="missing")
-    assert no_folder.status_code == 404
+    assert no_folder.status_code == 400
+    assert no_folder.json()["details"][0]["field"] == "folderId"
 
 
 async def test_quota_is_enforced_when_billing_is_on(client, monkeypatch):

@@ -12,7 +12,9 @@ from tests.factories import (
     add_member,
     audit_entries,
     create_api_key,
+    create_asset,
     create_project,
+    create_schedule,
     create_user,
     key_headers,
     make_world,
@@ -88,6 +90,9 @@ async def test_create_with_only_a_title(client: httpx.AsyncClient, world: World)
 
 async def test_create_with_every_field(client: httpx.AsyncClient, world: World) -> None:
     file_id, version_id = await create_file(world)
+    await set_project(world.project.id, operations_mode=True)  # ids in bodies must exist
+    asset = await create_asset(client, world)
+    schedule = await create_schedule(client, world, asset["id"])
     payload = {
         "title": "Replace pump seal",
         "description": "Dripping since Monday",
@@ -101,9 +106,9 @@ async def test_create_with_every_field(client: httpx.AsyncClient, world: World) 
         "fileVersionId": version_id,
         "pageNumber": 3,
         "pin": {"x": 0.25, "y": 1},
-        "assetId": "asset-1",
+        "assetId": asset["id"],
         "workOrderType": "PREVENTIVE",
-        "maintenanceScheduleId": "schedule-1",
+        "maintenanceScheduleId": schedule["id"],
         "checklist": [{"label": "Isolate pump"}, {"id": "c2", "label": "Swap seal", "done": True}],
     }
     body = await create_issue(client, world.project.id, world.member.headers, **payload)

@@ -279,13 +279,15 @@ async def test_runs_start_only_from_live_templates_and_assets_of_the_project(
     url = runs_url(world.project.id)
     headers = world.member.headers
     r = await client.post(url, json={"templateId": foreign_template["id"]}, headers=headers)
-    assert r.status_code == 404
-    assert r.json() == {"error": "Inspection template not found", "code": "NOT_FOUND"}
+    assert r.status_code == 400  # an id in a body: 400 naming it (issue 24)
+    assert r.json()["details"] == [
+        {"field": "templateId", "message": "no such inspection template in this project"}
+    ]
     r = await client.post(
         url, json={"templateId": template["id"], "assetId": foreign_asset}, headers=headers
     )
-    assert r.status_code == 404
-    assert r.json()["error"] == "Asset not found"
+    assert r.status_code == 400
+    assert r.json()["details"][0]["field"] == "assetId"
     r = await client.post(
         url,
         json={"templateId": template["id"], "assigneeId": other.member.user.id},
@@ -297,7 +299,7 @@ async def test_runs_start_only_from_live_templates_and_assets_of_the_project(
         f"{templates_url(world.project.id)}/{template['id']}", headers=world.manager.headers
     )
     r = await client.post(url, json={"templateId": template["id"]}, headers=headers)
-    assert r.status_code == 404
+    assert r.status_code == 400
     assert (await client.get(url, headers=headers)).json() == []
 
 

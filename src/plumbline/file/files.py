@@ -30,6 +30,8 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.http import object_response
 from plumbline.models import File, FileVersion, Folder
+from plumbline.records import references
+from plumbline.records.references import FOLDER
 from plumbline.viewer.service import locks
 
 READ_URL_TTL = timedelta(hours=1)
@@ -136,8 +138,7 @@ class FileService:
         moving = "folder_id" in body.model_fields_set and body.folder_id != file.folder_id
         if moving:
             require(ctx, Permission.FILES_MANAGE)
-            if body.folder_id is not None:
-                await project_folder(db, ctx.project.id, body.folder_id)
+            await references.require(db, ctx, FOLDER, "folderId", body.folder_id)
         if (body.name is not None or body.disciplines is not None) and not (
             can(ctx, Permission.FILES_MANAGE)
             or (ctx.user_id is not None and file.created_by == ctx.user_id)

@@ -33,7 +33,8 @@ from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderUpdate
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Folder
-from plumbline.records import add_record
+from plumbline.records import add_record, references
+from plumbline.records.references import FOLDER
 
 Tree = list[tuple[str, "Tree"]]
 
@@ -104,8 +105,7 @@ class FolderService:
         self, db: AsyncSession, ctx: ProjectContext, body: FolderCreate
     ) -> dict[str, Any]:
         """A folder under an existing parent; sibling names are unique regardless of case."""
-        if body.parent_id is not None:
-            await project_folder(db, ctx.project.id, body.parent_id)
+        await references.require(db, ctx, FOLDER, "parentId", body.parent_id)
         if await repository.sibling_named(db, ctx.project.id, body.parent_id, body.name, None):
             raise NameTaken()
         folder = await add_record(db, ctx, Folder, name=body.name, parent_id=body.parent_id)
@@ -133,8 +133,8 @@ class FolderService:
         ):
             raise Forbidden("Only the folder's creator or a manager can rename it")
         parent_id = body.parent_id if moving else folder.parent_id
-        if moving and parent_id is not None:
-            await project_folder(db, ctx.project.id, parent_id)
+        if moving:
+            await references.require(db, ctx, FOLDER, "parentId", parent_id)
             parents = {
                 row.id: row.parent_id for row in await repository.folder_tree(db, ctx.project.id)
             }
@@ -194,8 +194,7 @@ class FolderService:
         self, db: AsyncSession, ctx: ProjectContext, body: ApplyStructure
     ) -> dict[str, Any]:
         """Create a standard tree, keeping folders that already exist by name; FILES_MANAGE."""
-        if body.parent_id is not None:
-            await project_folder(db, ctx.project.id, body.parent_id)
+        await references.require(db, ctx, FOLDER, "parentId", body.parent_id)
         by_parent: dict[tuple[str | None, str], str] = {
             (row.parent_id, row.name.lower()): row.id
             for row in await repository.folder_tree(db, ctx.project.id)

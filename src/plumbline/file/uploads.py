@@ -29,7 +29,6 @@ from plumbline.errors import (
     NotFound,
     PayloadTooLarge,
     UnsupportedMediaType,
-    found,
 )
 from plumbline.file import repository, upload_repository
 from plumbline.file.errors import (
@@ -40,7 +39,6 @@ from plumbline.file.errors import (
     UploadExpired,
     UploadMissing,
 )
-from plumbline.file.files import project_folder
 from plumbline.file.objects import discard
 from plumbline.file.schemas import CompleteUpload, PresignUpload, UploadPreview
 from plumbline.file.types import check_type, clean_name, near_key, normalize
@@ -48,6 +46,8 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage, safe_name
 from plumbline.models import File, FileVersion, Upload, Workspace
+from plumbline.records import references
+from plumbline.records.references import FILE, FOLDER
 
 UPLOAD_TTL = timedelta(hours=1)
 PENDING, COMPLETED = "PENDING", "COMPLETED"
@@ -189,8 +189,7 @@ class UploadService:
     ) -> dict[str, Any]:
         """Per file: allowed or why not, and whether it becomes a new file or a new version.
         Two queries whatever the number of files (the folder, its files)."""
-        if body.folder_id is not None:
-            await project_folder(db, ctx.project.id, body.folder_id)
+        await references.require(db, ctx, FOLDER, "folderId", body.folder_id)
         existing = await repository.files_in_folder(db, ctx.project.id, body.folder_id)
         by_name = {row.normalized_name: row for row in existing}
         by_near: dict[str, list[Any]] = defaultdict(list)
@@ -263,14 +262,12 @@ class UploadService:
         size_check(body.size_bytes, settings.max_upload_bytes)
         folder_id = body.folder_id
         if body.file_id is not None:
-            file = found(
-                await repository.get_project_file(db, ctx.project.id, body.file_id),
-                "File not found",
-            )
+            file = await repository.get_project_file(db, ctx.project.id, body.file_id)
+            if file is None:
+                raise references.refused(FILE, "fileId")
             file_id, folder_id = file.id, file.folder_id
         else:
-            if folder_id is not None:
-                await project_folder(db, ctx.project.id, folder_id)
+            await references.require(db, ctx, FOLDER, "folderId", folder_id)
             same = await repository.find_by_name(db, ctx.project.id, folder_id, normalize(name))
             file_id = same.id if same else new_id()
         quota_check(ctx.workspace, body.size_bytes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -14,6 +14,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden
+from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
 from plumbline.issue.errors import ExternalCannotReassign, InvalidIssueField
@@ -26,9 +27,9 @@ from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
-from plumbline.om.maintenance import service as schedules  # imports this module back
-from plumbline.records import Notice, soft_delete
-from plumbline.records.repository import assignable, file_in_project, file_of_version
+from plumbline.records import Notice, references, soft_delete
+from plumbline.records.references import ASSET, FILE, FILE_VERSION, MAINTENANCE_SCHEDULE
+from plumbline.records.repository import file_of_version
 from plumbline.viewer.events import publish_to_version
 
 # Audited fields (their columns are what a create or update may write).
@@ -61,9 +62,15 @@ DONE = ("RESOLVED", "CLOSED")
 ASSIGNED = Notice("ISSUE_ASSIGNED", "You were assigned issue #{n}: {title}", "issue #{n}", "issues")
 
 
-def _checklist(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def checklist(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Items as stored: each keeps its id or gets one (create and PATCH validate them alike)."""
     return [{**item, "id": item.get("id") or new_id()} for item in items]
+
+
+def _changed(changes: dict[str, Any], column: str, current: str | None) -> str | None:
+    """The id a PATCH sets in ``column`` when it names a new one (None otherwise)."""
+    value = changes.get(column)
+    return value if value != current else None
 
 
 def _snapshot(issue: Issue) -> dict[str, Any]:
@@ -158,10 +165,7 @@ class IssueService:
         return FIELDS.row(row, referencePhotos=by_issue.get(issue_id) or [])
 
     async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> str:
-        if user_id not in await assignable(db, ctx, [user_id]):
-            raise InvalidIssueField(
-                "assigneeId", "the assignee must be someone who can work on this project"
-            )
+        await references.require_assignee(db, ctx, user_id)
         return user_id
 
     async def _resolve_file(
@@ -172,13 +176,21 @@ class IssueService:
         if version_id is not None:
             owner = await file_of_version(db, ctx.project.id, version_id)
             if owner is None:
-                raise InvalidIssueField("fileVersionId", "no such file version in this project")
+                raise references.refused(FILE_VERSION, "fileVersionId")
             if file_id is not None and file_id != owner:
                 raise InvalidIssueField("fileVersionId", "this version belongs to another file")
             return owner, version_id
-        if file_id is not None and not await file_in_project(db, ctx.project.id, file_id):
-            raise InvalidIssueField("fileId", "no such file in this project")
+        await references.require(db, ctx, FILE, "fileId", file_id)
         return file_id, None
+
+    async def _check_o_and_m(
+        self, db: AsyncSession, ctx: ProjectContext, asset_id: str | None, schedule_id: str | None
+    ) -> None:
+        """The asset and the maintenance schedule named are of this project."""
+        await references.require(db, ctx, ASSET, "assetId", asset_id)
+        await references.require(
+            db, ctx, MAINTENANCE_SCHEDULE, "maintenanceScheduleId", schedule_id
+        )
 
     async def _notify_assigned(
         self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: str
@@ -202,6 +214,7 @@ class IssueService:
             )
         assignee = await self._assignee(db, ctx, body.assignee_id) if body.assignee_id else None
         file_id, version_id = await self._resolve_file(db, ctx, body.file_id, body.file_version_id)
+        await self._check_o_and_m(db, ctx, body.asset_id, body.maintenance_schedule_id)
         values = new_issue(
             ctx.project.id,
             ctx.workspace.id,
@@ -222,7 +235,7 @@ class IssueService:
             work_order_type=body.work_order_type
             or ("CORRECTIVE" if body.issue_kind == "WORK_ORDER" else None),
             maintenance_schedule_id=body.maintenance_schedule_id,
-            checklist=_checklist([item.model_dump() for item in body.checklist]),
+            checklist=checklist([item.model_dump() for item in body.checklist]),
         )
         issue = await self.insert(db, ctx.principal, values)
         if assignee is not None:
@@ -312,8 +325,14 @@ class IssueService:
                 changes["file_id"], changes["file_version_id"] = await self._resolve_file(
                     db, ctx, file_id, version_id
                 )
+        await self._check_o_and_m(
+            db,
+            ctx,
+            _changed(changes, "asset_id", issue.asset_id),
+            _changed(changes, "maintenance_schedule_id", issue.maintenance_schedule_id),
+        )
         if "checklist" in changes:
-            changes["checklist"] = _checklist(changes["checklist"])
+            changes["checklist"] = checklist(changes["checklist"])
         before = _snapshot(issue)
         status = changes.pop("status", issue.status)
         for column, value in changes.items():
@@ -321,7 +340,7 @@ class IssueService:
         if status != issue.status:
             _stamp_status(issue, status)
             if status in DONE:  # a preventive work order done completes its schedule, once
-                await schedules.maintenance.complete_work_order(db, ctx, issue)
+                await hooks.done(db, ctx, issue)
         changed = diff(before, _snapshot(issue))
         if changed:
             issue.updated_at = clock.now()

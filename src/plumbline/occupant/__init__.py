@@ -1,0 +1,1 @@
+"""The occupant portal: links managed by the project, requests reported through them."""

@@ -2,6 +2,7 @@
 ``occupantPortal`` module, the O&M plan); a link's token opens the portal while the link is live
 and the project keeps its portal on; a request's tracking token opens its status page."""
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import Depends
@@ -62,15 +63,10 @@ OCCUPANT_REQUEST = TokenPurpose(
 OccupantLinkToken = Annotated[Principal, Depends(public_token(OCCUPANT_LINK))]
 TrackingToken = Annotated[Principal, Depends(public_token(OCCUPANT_REQUEST))]
 
-CanReadLinks = Annotated[
-    ProjectContext,
-    Depends(
-        project_access(Permission.OM_SETUP, scope="om:read", module=MODULE, feature=Feature.OM)
-    ),
-]
-CanManageLinks = Annotated[
-    ProjectContext,
-    Depends(
-        project_access(Permission.OM_SETUP, scope="om:write", module=MODULE, feature=Feature.OM)
-    ),
-]
+
+def _links(scope: str) -> Callable[..., Awaitable[ProjectContext]]:
+    return project_access(Permission.OM_SETUP, scope=scope, module=MODULE, feature=Feature.OM)
+
+
+CanReadLinks = Annotated[ProjectContext, Depends(_links("om:read"))]
+CanManageLinks = Annotated[ProjectContext, Depends(_links("om:write"))]

@@ -1,3 +1,5 @@
+"""Occupant links (managers) and the portal they open: reporting, photos, tracking."""
+
 from plumbline.db import DB, UoW
 from plumbline.issue.schemas import ReferencePhoto, UploadTarget
 from plumbline.kit.responses import ORJSONResponse

@@ -7,21 +7,29 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.kit import clock
+from plumbline.kit.ids import new_id
 from plumbline.models import AuditLog, Issue, OccupantLink, OccupantRequest, Project, Workspace
 
-LINK_COLUMNS: tuple[Any, ...] = (
-    OccupantLink.id,
-    OccupantLink.project_id,
-    OccupantLink.label,
-    OccupantLink.asset_id,
-    OccupantLink.expires_at,
-    OccupantLink.created_by,
-    OccupantLink.created_at,
-)
-LINK_KEYS = ("id", "projectId", "label", "assetId", "expiresAt", "createdBy", "createdAt")
+# A link as the API answers it (its instants as they are: orjson writes them).
+LINK_FIELDS = {
+    "id": "id",
+    "projectId": "project_id",
+    "label": "label",
+    "assetId": "asset_id",
+    "expiresAt": "expires_at",
+    "createdBy": "created_by",
+    "createdAt": "created_at",
+}
+LINK_COLUMNS = tuple(getattr(OccupantLink, column) for column in LINK_FIELDS.values())
+
+
+def link_read(link: Any) -> dict[str, Any]:
+    """The answer for a link, from the entity or a row of ``LINK_COLUMNS``."""
+    return {name: getattr(link, column) for name, column in LINK_FIELDS.items()}
 
 
 async def list_links(db: AsyncSession, project_id: str) -> Sequence[Row[Any]]:
@@ -59,6 +67,11 @@ async def link_by_token_hash(
         )
     )
     return (await db.execute(query)).first()
+
+
+async def add_request(db: AsyncSession, **values: Any) -> None:
+    """Who reported an occupant issue and the hashes of the two tokens they were given."""
+    await db.execute(insert(OccupantRequest).values(id=new_id(), created_at=clock.now(), **values))
 
 
 async def request_by_photo_token(db: AsyncSession, token_hash: str) -> OccupantRequest | None:

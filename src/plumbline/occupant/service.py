@@ -9,7 +9,6 @@ import html
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, audit_stamp, created
@@ -19,11 +18,9 @@ from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
 from plumbline.errors import Expired, InvalidField, NotFound
-from plumbline.file.attachments import attachments
 from plumbline.issue.photos import PHOTOS
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock, crypto, ratelimit
-from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var
 from plumbline.kit.mail import Mail
 from plumbline.mail.tasks import queue
@@ -37,6 +34,8 @@ from plumbline.occupant.schemas import (
     OccupantSubmit,
 )
 from plumbline.om.assets import repository as assets
+from plumbline.records import add_record, references
+from plumbline.records.references import ASSET
 
 SUBMITS_PER_MINUTE = 12  # per link and client IP (PRODUCT §15)
 PHOTO_TOKEN_TTL = timedelta(hours=1)
@@ -45,18 +44,6 @@ PHOTOS_CLOSED = "This photo link has expired; photos can be added for an hour af
 
 def _api(path: str) -> str:
     return f"{settings.public_url.rstrip('/')}/api/v1{path}"
-
-
-def _link_read(link: OccupantLink) -> dict[str, Any]:
-    return {
-        "id": link.id,
-        "projectId": link.project_id,
-        "label": link.label,
-        "assetId": link.asset_id,
-        "expiresAt": link.expires_at,
-        "createdBy": link.created_by,
-        "createdAt": link.created_at,
-    }
 
 
 def _receipt(body: OccupantSubmit, project: Project, number: int, tracking_url: str) -> Mail:
@@ -79,34 +66,28 @@ class OccupantService:
     # --- links (the project's managers) ---
 
     async def list_links(self, db: AsyncSession, ctx: ProjectContext) -> list[dict[str, Any]]:
-        rows = await repo.list_links(db, ctx.project.id)
-        return [dict(zip(repo.LINK_KEYS, row, strict=True)) for row in rows]
+        """The project's links that were not revoked, newest first; their tokens never again."""
+        return [repo.link_read(row) for row in await repo.list_links(db, ctx.project.id)]
 
     async def create_link(
         self, db: AsyncSession, ctx: ProjectContext, body: LinkCreate
     ) -> dict[str, Any]:
+        """A link (expiring in the future, if at all; on an asset of the project, if any);
+        its token is answered once and stored hashed."""
         if body.expires_at is not None and body.expires_at <= clock.now():
             raise InvalidField("expiresAt", "must be in the future")
-        if (
-            body.asset_id is not None
-            and await assets.get(db, ctx.project.id, body.asset_id) is None
-        ):
-            raise InvalidField("assetId", "no such asset in this project")
+        await references.require(db, ctx, ASSET, "assetId", body.asset_id)
         token = crypto.random_token()
-        link = OccupantLink(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.workspace.id,
+        link = await add_record(
+            db,
+            ctx,
+            OccupantLink,
             label=body.label,
             asset_id=body.asset_id,
             token_hash=crypto.sha256_hex(token),
             expires_at=body.expires_at,
-            created_by=ctx.user_id,
-            created_at=clock.now(),
         )
-        db.add(link)
-        await db.flush()
-        read = _link_read(link)
+        read = repo.link_read(link)
         await audit_change(
             db,
             ctx,
@@ -117,6 +98,7 @@ class OccupantService:
         return {**read, "token": token, "url": _api(f"/occupant/{token}/meta")}
 
     async def revoke_link(self, db: AsyncSession, ctx: ProjectContext, link_id: str) -> None:
+        """Withdraw a live link of the project (404 otherwise): its token opens nothing now."""
         link = await repo.get_link(db, ctx.project.id, link_id)
         if link is None:
             raise NotFound("Occupant link not found")
@@ -140,12 +122,7 @@ class OccupantService:
         brief = None
         headline = f"Report a problem at {project.name}"
         if asset is not None:
-            brief = {
-                "id": asset.id,
-                "tag": asset.tag,
-                "name": asset.name,
-                "location": asset.location,
-            }
+            brief = {name: getattr(asset, name) for name in ("id", "tag", "name", "location")}
             headline = f"Report a problem with {asset.name} at {project.name}"
         return {
             "projectId": project.id,
@@ -179,20 +156,17 @@ class OccupantService:
         )
         tracking, photo = crypto.random_token(), crypto.random_token()
         expires = clock.now() + PHOTO_TOKEN_TTL
-        await db.execute(
-            insert(OccupantRequest).values(
-                id=new_id(),
-                issue_id=issue["id"],
-                link_id=link.id,
-                project_id=project.id,
-                workspace_id=workspace.id,
-                reporter_name=body.reporter_name,
-                reporter_email=body.reporter_email,
-                tracking_token_hash=crypto.sha256_hex(tracking),
-                photo_token_hash=crypto.sha256_hex(photo),
-                photo_token_expires_at=expires,
-                created_at=clock.now(),
-            )
+        await repo.add_request(
+            db,
+            issue_id=issue["id"],
+            link_id=link.id,
+            project_id=project.id,
+            workspace_id=workspace.id,
+            reporter_name=body.reporter_name,
+            reporter_email=body.reporter_email,
+            tracking_token_hash=crypto.sha256_hex(tracking),
+            photo_token_hash=crypto.sha256_hex(photo),
+            photo_token_expires_at=expires,
         )
         managers = await authz_repo.project_managers(db, workspace.id, project.id)
         await notification.notify(
@@ -237,37 +211,18 @@ class OccupantService:
     async def presign_photo(
         self, db: AsyncSession, principal: Principal, issue_id: str, body: OccupantPhotoPresign
     ) -> dict[str, Any]:
+        """An upload target for a photo of the reporter's own request, as for issue photos."""
         request = await self._photo_request(db, principal, issue_id, body.photo_token)
-        return await attachments.presign_as(
-            db,
-            workspace_id=request.workspace_id,
-            project_id=request.project_id,
-            actor_user_id=None,
-            entity_type=PHOTOS.entity_type,
-            entity_id=issue_id,
-            file_name=body.file_name,
-            content_type=body.content_type,
-            size_bytes=body.size_bytes,
-            allowed_types=PHOTOS.types,
-            max_bytes=PHOTOS.max_bytes,
-            max_count=PHOTOS.max_count,
-        )
+        scope = (request.workspace_id, request.project_id)
+        return await PHOTOS.presign_public(db, scope, issue_id, body)
 
     async def complete_photo(
         self, db: AsyncSession, principal: Principal, issue_id: str, body: OccupantPhotoComplete
     ) -> dict[str, Any]:
+        """Record an uploaded photo of the reporter's own request (idempotent)."""
         request = await self._photo_request(db, principal, issue_id, body.photo_token)
-        return await attachments.complete_as(
-            db,
-            workspace_id=request.workspace_id,
-            project_id=request.project_id,
-            actor_user_id=None,
-            entity_type=PHOTOS.entity_type,
-            entity_id=issue_id,
-            upload_id=body.upload_id,
-            max_count=PHOTOS.max_count,
-            sha256=body.sha256,
-        )
+        scope = (request.workspace_id, request.project_id)
+        return await PHOTOS.complete_public(db, scope, issue_id, body)
 
     # --- the tracking page (the request's own token) ---
 

@@ -1,0 +1,1 @@
+"""Operations and maintenance (PRODUCT §9): assets, maintenance, inspections, the FM dashboard."""

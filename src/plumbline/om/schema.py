@@ -5,17 +5,23 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-# Far enough for any asset's life, near enough that a year's step and any time zone stay within
-# what ``datetime`` holds.
-FIRST_YEAR, LAST_YEAR = 1970, 2200
+from plumbline.kit import schema
 
 
-def _instant(value: datetime) -> datetime:
-    """An instant in UTC; one written without an offset is read as UTC."""
-    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    if not FIRST_YEAR <= value.year <= LAST_YEAR:
-        raise ValueError(f"must be between {FIRST_YEAR} and {LAST_YEAR}")
-    return value
+def _from(first: int, end: int, message: str) -> AfterValidator:
+    """The years ``first`` up to ``end`` (exclusive), else 400 ``message``."""
+    start, stop = datetime(first, 1, 1, tzinfo=UTC), datetime(end, 1, 1, tzinfo=UTC)
+
+    def check(value: datetime) -> datetime:
+        if not start <= value < stop:
+            raise ValueError(message)
+        return value
+
+    return AfterValidator(check)
 
 
-Instant = Annotated[datetime, AfterValidator(_instant)]
+# The kit's instant (in UTC; one written without an offset is read as UTC), far enough for any
+# asset's life, near enough that a year's step and any time zone stay within ``datetime``.
+Instant = Annotated[schema.Instant, _from(1970, 2201, "must be between 1970 and 2200")]
+# An inspection's due date: within 2000..2200 so its walks stay computable.
+WalkInstant = Annotated[schema.Instant, _from(2000, 2200, "must be between 2000 and 2200")]

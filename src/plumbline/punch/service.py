@@ -21,7 +21,7 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import AppError, InvalidField, ValidationFailed, found
+from plumbline.errors import AppError, ValidationFailed, found
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -43,8 +43,9 @@ from plumbline.punch.schemas import (
     PunchFilters,
     PunchUpdate,
 )
-from plumbline.records import Notice, add_record, soft_delete
-from plumbline.records.repository import assignable, file_of_version
+from plumbline.records import Notice, add_record, references, soft_delete
+from plumbline.records.references import FILE_VERSION
+from plumbline.records.repository import assignable
 from plumbline.records.uploads import Uploads
 from plumbline.records.visibility import Visibility
 
@@ -140,12 +141,7 @@ class PunchService:
     async def _check_file_version(
         self, db: AsyncSession, ctx: ProjectContext, version_id: str | None
     ) -> None:
-        if version_id and not await file_of_version(db, ctx.project.id, version_id):
-            raise InvalidField(
-                "fileVersionId",
-                "not found in this project",
-                error="fileVersionId is not a file version of this project",
-            )
+        await references.require(db, ctx, FILE_VERSION, "fileVersionId", version_id)
 
     async def _assigned(
         self, uow: UnitOfWork, ctx: ProjectContext, item: PunchItem, user_ids: Iterable[str]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_stamp
+from plumbline.audit.service import audit_change
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
@@ -34,16 +34,18 @@ class Record(Protocol):
 R = TypeVar("R", bound=Base)
 
 
-async def add_record(db: AsyncSession, ctx: ProjectContext, model: type[R], **values: Any) -> R:
-    """A new record of the caller's project, created now by the caller, added and flushed."""
+async def add_record(db: AsyncSession, ctx: ProjectContext, model: type[R], /, **values: Any) -> R:
+    """A new record of the caller's project, created (and updated, for a model that keeps
+    ``updated_at``) now by the caller, added and flushed."""
     now = clock.now()
+    if hasattr(model, "updated_at"):
+        values["updated_at"] = now
     record = model(
         id=new_id(),
         project_id=ctx.project.id,
         workspace_id=ctx.workspace.id,
         created_by=ctx.user_id,
         created_at=now,
-        updated_at=now,
         **values,
     )
     db.add(record)
@@ -86,14 +88,17 @@ async def soft_delete(
     entity_type: str,
     action: str,
     refusal: str,
+    also: Mapping[str, list[Any]] | None = None,
 ) -> None:
-    """Check ``require_delete``, stamp ``deleted_at`` (and ``updated_at``) and audit ``action``.
-    The record must already be loaded within what the caller may see."""
+    """Check ``require_delete``, stamp ``deleted_at`` (and ``updated_at``) and audit ``action``
+    (with the changes ``also`` made alongside). The record must already be loaded within what
+    the caller may see."""
     require_delete(ctx, record.created_by, refusal)
     now = clock.now()
     record.deleted_at = now
     record.updated_at = now
-    await audit_stamp(db, ctx, (entity_type, record.id), action, "deletedAt", now)
+    changes = {"deletedAt": [None, clock.iso(now)], **(also or {})}
+    await audit_change(db, ctx, (entity_type, record.id), action, changes)
     await db.flush()
 
 

@@ -1,4 +1,4 @@
-"""Queries the record modules share: pinned files, ordered assignee lists."""
+"""Queries the record modules share: referenced ids, pinned files, ordered assignee lists."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.permissions import ProjectRole
 from plumbline.authz.project import ProjectContext
-from plumbline.models import File, FileVersion, Membership, ProjectMember
+from plumbline.models import FileVersion, Membership, ProjectMember
 
 CONTRIBUTORS = (ProjectRole.CONTRACTOR.value, ProjectRole.SUBCONTRACTOR.value)
 
@@ -49,11 +49,15 @@ async def assignable(
     return found
 
 
-async def file_in_project(db: AsyncSession, project_id: str, file_id: str) -> bool:
-    query = select(File.id).where(
-        File.id == file_id, File.project_id == project_id, File.deleted_at.is_(None)
-    )
-    return (await db.execute(query)).first() is not None
+async def live_ids(
+    db: AsyncSession, model: Any, scope: str, scope_id: str, ids: Sequence[str]
+) -> set[str]:
+    """Those of ``ids`` naming rows of ``model`` in the project (``scope`` "project") or the
+    workspace ``scope_id``, not soft-deleted (for models that soft-delete)."""
+    query = select(model.id).where(model.id.in_(ids), getattr(model, f"{scope}_id") == scope_id)
+    if hasattr(model, "deleted_at"):
+        query = query.where(model.deleted_at.is_(None))
+    return set((await db.execute(query)).scalars())
 
 
 async def file_of_version(db: AsyncSession, project_id: str, version_id: str) -> str | None:

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.file.attachments import attachments
+from plumbline.file.attachments import Target, attachments
 from plumbline.file.types import check_type
 from plumbline.kit import clock
 from plumbline.records import Record
@@ -49,24 +49,56 @@ class Uploads:
         """The files of many records in one query (none for no records); every id is a key."""
         return await attachments.list_for(db, self.entity_type, ids) if ids else {}
 
-    async def presign(
-        self, db: AsyncSession, ctx: ProjectContext, record: Record, body: Presign
-    ) -> dict[str, Any]:
-        """An upload target: 415 wrong type, 413 too large, 409 LIMIT_REACHED when full."""
+    def _target(self, record_id: str, body: Presign) -> Target:
         stored = body.content_type
         if self.types is None:
             stored = check_type(body.file_name, body.content_type).content_type or OCTET_STREAM
-        return await attachments.presign(
-            db,
-            ctx,
+        return Target(
             entity_type=self.entity_type,
-            entity_id=record.id,
+            entity_id=record_id,
             file_name=body.file_name,
             content_type=stored,
             size_bytes=body.size_bytes,
             allowed_types=self.types or frozenset({stored}),
             max_bytes=self.max_bytes,
             max_count=self.max_count,
+        )
+
+    async def presign(
+        self, db: AsyncSession, ctx: ProjectContext, record: Record, body: Presign
+    ) -> dict[str, Any]:
+        """An upload target: 415 wrong type, 413 too large, 409 LIMIT_REACHED when full."""
+        return await attachments.presign(db, ctx, **self._target(record.id, body))
+
+    async def presign_public(
+        self, db: AsyncSession, scope: tuple[str, str], record_id: str, body: Presign
+    ) -> dict[str, Any]:
+        """``presign`` for a public portal's caller (no user) in ``scope`` (workspace and
+        project ids)."""
+        workspace_id, project_id = scope
+        return await attachments.presign_as(
+            db,
+            workspace_id=workspace_id,
+            project_id=project_id,
+            actor_user_id=None,
+            **self._target(record_id, body),
+        )
+
+    async def complete_public(
+        self, db: AsyncSession, scope: tuple[str, str], record_id: str, body: Complete
+    ) -> dict[str, Any]:
+        """``complete`` for a public portal's caller: the record itself is left as it is."""
+        workspace_id, project_id = scope
+        return await attachments.complete_as(
+            db,
+            workspace_id=workspace_id,
+            project_id=project_id,
+            actor_user_id=None,
+            entity_type=self.entity_type,
+            entity_id=record_id,
+            upload_id=body.upload_id,
+            max_count=self.max_count,
+            sha256=body.sha256,
         )
 
     async def complete(

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Issue, Rfi, RfiAssignee, RfiMessage, User
+from plumbline.models import Rfi, RfiAssignee, RfiMessage, User
 from plumbline.records.fields import Fields
 from plumbline.records.repository import Assignees
 from plumbline.records.visibility import Visibility
@@ -112,17 +112,6 @@ class RfiRepository:
         if for_update:
             query = query.with_for_update()
         return (await db.execute(query)).scalar_one_or_none()
-
-    async def known_issue_ids(
-        self, db: AsyncSession, project_id: str, issue_ids: Sequence[str]
-    ) -> set[str]:
-        """The ids among ``issue_ids`` naming live issues of the project."""
-        found = await db.execute(
-            select(Issue.id).where(
-                Issue.id.in_(issue_ids), Issue.project_id == project_id, Issue.deleted_at.is_(None)
-            )
-        )
-        return set(found.scalars())
 
     async def message(self, db: AsyncSession, rfi_id: str, message_id: str) -> RfiMessage | None:
         found = await db.execute(

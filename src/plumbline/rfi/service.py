@@ -17,8 +17,9 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import Rfi, RfiMessage
 from plumbline.notification.service import notification
-from plumbline.records import Notice, add_record, soft_delete
-from plumbline.records.repository import assignable, file_of_version
+from plumbline.records import Notice, add_record, references, soft_delete
+from plumbline.records.references import FILE_VERSION, ISSUE
+from plumbline.records.repository import assignable
 from plumbline.records.visibility import Visibility
 from plumbline.rfi.access import visible_rfi
 from plumbline.rfi.attachments import ATTACHMENTS
@@ -322,14 +323,8 @@ class RfiService:
         file_version_id: str | None,
         issue_ids: Sequence[str],
     ) -> None:
-        project_id = ctx.project.id
-        if file_version_id and not await file_of_version(db, project_id, file_version_id):
-            raise InvalidField("fileVersionId", "no such file version in this project")
-        if issue_ids:
-            known = await rfi_repository.known_issue_ids(db, project_id, issue_ids)
-            missing = [i for i in issue_ids if i not in known]
-            if missing:
-                raise InvalidField("issueIds", f"no issue {missing[0]} in this project")
+        await references.require(db, ctx, FILE_VERSION, "fileVersionId", file_version_id)
+        await references.require(db, ctx, ISSUE, "issueIds", issue_ids)
 
     async def _assigned(
         self, uow: UnitOfWork, ctx: ProjectContext, rfi: Rfi, user_ids: Iterable[str]

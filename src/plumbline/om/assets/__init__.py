@@ -1,0 +1,1 @@
+"""Assets, their meters and readings: ``.../om/assets``."""

@@ -54,11 +54,6 @@ READING_FIELDS = Fields(
 OPEN_STATUSES = ("OPEN", "IN_PROGRESS")
 
 
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 def live(project_id: str) -> list[ColumnElement[bool]]:
     return [A.project_id == project_id, A.deleted_at.is_(None)]
 
@@ -70,17 +65,10 @@ def filtered(project_id: str, filters: AssetFilters) -> list[ColumnElement[bool]
     if filters.status:
         conditions.append(A.status == filters.status)
     if filters.location:
-        conditions.append(A.location.ilike(_like(filters.location), escape="\\"))
+        conditions.append(A.location.icontains(filters.location, autoescape=True))
     if filters.q:
-        pattern = _like(filters.q)
-        conditions.append(
-            or_(
-                *(
-                    column.ilike(pattern, escape="\\")
-                    for column in (A.tag, A.name, A.serial_number, A.model, A.manufacturer)
-                )
-            )
-        )
+        searched = (A.tag, A.name, A.serial_number, A.model, A.manufacturer)
+        conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
     return conditions
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
+from plumbline.errors import InvalidField
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
@@ -22,8 +23,10 @@ from plumbline.models import Asset
 from plumbline.om.assets import repository as repo
 from plumbline.om.assets.repository import FIELDS, READING_FIELDS
 from plumbline.om.assets.schemas import AssetCreate, AssetFilters, AssetUpdate, ReadingCreate
-from plumbline.om.errors import AssetInUse, AssetNotFound, TagTaken, invalid
+from plumbline.om.errors import AssetInUse, AssetNotFound, TagTaken
 from plumbline.om.maintenance.service import maintenance
+from plumbline.records import add_record, references, soft_delete
+from plumbline.records.references import ASSET
 
 ENTITY = "asset"
 AUDITED = (
@@ -53,12 +56,8 @@ def meter_view(meter: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _read(values: Mapping[str, Any]) -> dict[str, Any]:
-    return FIELDS.read(values) | {"meters": [meter_view(m) for m in values["meters"] or ()]}
-
-
-def _row(row: Sequence[Any]) -> dict[str, Any]:
-    result = FIELDS.row(row)
+def _view(result: dict[str, Any]) -> dict[str, Any]:
+    """An asset's answer (``FIELDS``) with its meters as the API shows them."""
     result["meters"] = [meter_view(m) for m in result["meters"] or ()]
     return result
 
@@ -84,19 +83,22 @@ class AssetService:
     async def list_assets(
         self, db: AsyncSession, ctx: ProjectContext, filters: AssetFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The project's live assets, newest first, filtered."""
         rows, headers = page.finish(await repo.list_rows(db, ctx.project.id, filters, page))
-        return [_row(row) for row in rows], headers
+        return [_view(FIELDS.row(row)) for row in rows], headers
 
     async def require(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str, *, lock: bool = False
     ) -> Asset:
+        """A live asset of the caller's project, else 404."""
         asset = await repo.get(db, ctx.project.id, asset_id, lock=lock)
         if asset is None:
             raise AssetNotFound()
         return asset
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, asset_id: str) -> dict[str, Any]:
-        return _read(FIELDS.of(await self.require(db, ctx, asset_id)))
+        """One live asset of the project (404 otherwise)."""
+        return _view(FIELDS.read(FIELDS.of(await self.require(db, ctx, asset_id))))
 
     async def _check_parent(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str | None, parent_id: str
@@ -104,45 +106,36 @@ class AssetService:
         """The parent is a live asset of this project, and not the asset or one beneath it."""
         parents = await repo.parents(db, ctx.project.id)
         if parent_id not in parents:
-            raise invalid("parentAssetId", "no such asset in this project")
+            raise references.refused(ASSET, "parentAssetId")
         seen: set[str] = set()
         current: str | None = parent_id
         while current is not None and current not in seen:
             if current == asset_id:
-                raise invalid("parentAssetId", "an asset cannot sit beneath itself")
+                raise InvalidField("parentAssetId", "an asset cannot sit beneath itself")
             seen.add(current)
             current = parents.get(current)
 
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, body: AssetCreate
     ) -> dict[str, Any]:
+        """An asset whose tag no live asset of the project has (409), under a live parent."""
         if await repo.tag_taken(db, ctx.project.id, body.tag):
             raise TagTaken()
         if body.parent_asset_id is not None:
             await self._check_parent(db, ctx, None, body.parent_asset_id)
-        now = clock.now()
-        values = body.model_dump(exclude={"meters"}) | {
-            "meters": _meters([m.model_dump() for m in body.meters], [])
-        }
-        asset = Asset(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.workspace.id,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
-            **values,
-        )
-        db.add(asset)
-        await db.flush()
+        meters = _meters([m.model_dump() for m in body.meters], [])
+        values = body.model_dump(exclude={"meters"})
+        asset = await add_record(db, ctx, Asset, meters=meters, **values)
         await audit_change(
             db, ctx, (ENTITY, asset.id), "asset.created", created(FIELDS.audited(asset, AUDITED))
         )
-        return _read(FIELDS.of(asset))
+        return _view(FIELDS.read(FIELDS.of(asset)))
 
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str, body: AssetUpdate
     ) -> dict[str, Any]:
+        """Only the fields sent change: the tag stays unique, the parent live and not beneath
+        it; kept meter types keep their last reading."""
         asset = await self.require(db, ctx, asset_id, lock=True)
         changes = body.sent()
         new_tag = changes.get("tag", asset.tag)
@@ -161,7 +154,7 @@ class AssetService:
             asset.updated_at = clock.now()
             await audit_change(db, ctx, (ENTITY, asset.id), "asset.updated", changed)
         await db.flush()
-        return _read(FIELDS.of(asset))
+        return _view(FIELDS.read(FIELDS.of(asset)))
 
     async def delete(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str, *, force: bool
@@ -172,14 +165,15 @@ class AssetService:
         if not force and await repo.in_use(db, ctx.project.id, asset.id):
             raise AssetInUse()
         paused = await repo.detach(db, ctx.project.id, asset.id)
-        now = clock.now()
-        asset.deleted_at = now
-        asset.updated_at = now
-        changes: dict[str, Any] = {"deletedAt": [None, clock.iso(now)]}
-        if paused:
-            changes["pausedSchedules"] = [None, paused]
-        await audit_change(db, ctx, (ENTITY, asset.id), "asset.deleted", changes)
-        await db.flush()
+        await soft_delete(
+            db,
+            ctx,
+            asset,
+            entity_type=ENTITY,
+            action="asset.deleted",
+            refusal="Only managers delete assets",
+            also={"pausedSchedules": [None, paused]} if paused else None,
+        )
 
     async def record_reading(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str, body: ReadingCreate
@@ -191,20 +185,20 @@ class AssetService:
         now = clock.now()
         read_at = body.read_at or now
         if read_at > now:
-            raise invalid("readAt", "a reading cannot be in the future")
+            raise InvalidField("readAt", "a reading cannot be in the future")
         meters = [dict(meter) for meter in asset.meters]
         meter = next((m for m in meters if m["type"] == body.meter_type), None)
         if meter is None:
-            raise invalid("meterType", "this asset has no meter of this type")
+            raise InvalidField("meterType", "this asset has no meter of this type")
         value = Decimal(str(body.value)).quantize(Decimal("0.0001"))
         last_at = (
             datetime.fromisoformat(meter["lastReadingAt"]) if meter.get("lastReadingAt") else None
         )
         if meter.get("cumulative", True) and meter.get("lastReading") is not None and last_at:
             if read_at < last_at:
-                raise invalid("readAt", "a cumulative meter's readings are recorded in order")
+                raise InvalidField("readAt", "a cumulative meter's readings are recorded in order")
             if value < Decimal(str(meter["lastReading"])):
-                raise invalid("value", "a cumulative meter's reading cannot go backwards")
+                raise InvalidField("value", "a cumulative meter's reading cannot go backwards")
         reading = {
             "id": new_id(),
             "asset_id": asset.id,
@@ -240,6 +234,7 @@ class AssetService:
         meter_type: str | None,
         page: PageParams,
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """A live asset's reading history, newest recorded first (of one meter type when given)."""
         asset = await self.require(db, ctx, asset_id)
         rows, headers = page.finish(await repo.list_readings(db, asset.id, meter_type, page))
         return [_reading(READING_FIELDS.row(row)) for row in rows], headers

@@ -1,0 +1,1 @@
+"""The FM dashboard: ``.../om/fm-dashboard``."""

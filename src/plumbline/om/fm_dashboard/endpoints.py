@@ -1,3 +1,5 @@
+"""The FM dashboard route: ``GET .../om/fm-dashboard``."""
+
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.om.auth import CanReadOm

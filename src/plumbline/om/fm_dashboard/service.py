@@ -38,6 +38,7 @@ def _one_decimal(value: Any) -> float | None:
 
 
 def window(ctx: ProjectContext) -> repo.Window:
+    """The instants the figures count from, on the project's days; weeks end on Sunday."""
     now = clock.now()
     tz = zone(ctx.project.timezone)
     today = local_day(now, tz)
@@ -54,6 +55,7 @@ def window(ctx: ProjectContext) -> repo.Window:
 
 class FmDashboardService:
     async def figures(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
+        """The dashboard's figures (``docs/om.md``) in the spec's order."""
         found = await repo.figures(db, ctx.project.id, window(ctx))
         # Compliance: on-time completions against everything that was due in the window,
         # i.e. the completions plus what is overdue and not done.

@@ -1,0 +1,1 @@
+"""Inspection templates, runs, their completion and reports."""

@@ -1,3 +1,5 @@
+"""Inspection templates and runs: ``.../om/inspection-templates`` and ``.../om/inspection-runs``."""
+
 from typing import Annotated
 
 from fastapi import Body, Query
@@ -10,6 +12,7 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
+from plumbline.om.inspections.completion import completion
 from plumbline.om.inspections.schemas import (
     RunComplete,
     RunCreate,
@@ -21,7 +24,8 @@ from plumbline.om.inspections.schemas import (
     TemplateRead,
     TemplateUpdate,
 )
-from plumbline.om.inspections.service import inspections
+from plumbline.om.inspections.service import runs as run_service
+from plumbline.om.inspections.templates import templates as template_service
 from plumbline.routing import make_router, read_only
 
 templates = make_router(prefix="/projects/{projectId}/om/inspection-templates", tags=["om"])
@@ -32,7 +36,7 @@ runs = make_router(prefix="/projects/{projectId}/om/inspection-runs", tags=["om"
 @read_only
 async def list_inspection_templates(ctx: CanReadOm, db: DB, page: Page) -> ORJSONResponse:
     """List the project's inspection templates, newest first."""
-    rows, headers = await inspections.list_templates(db, ctx, page)
+    rows, headers = await template_service.list_templates(db, ctx, page)
     return ORJSONResponse(rows, headers=headers)
 
 
@@ -41,14 +45,14 @@ async def create_inspection_template(
     ctx: CanSetupOm, db: DB, body: TemplateCreate
 ) -> ORJSONResponse:
     """Create an inspection template (MANAGER+); first due at nextDueAt, else now."""
-    return ORJSONResponse(await inspections.create_template(db, ctx, body))
+    return ORJSONResponse(await template_service.create_template(db, ctx, body))
 
 
 @templates.get("/{templateId}", response_model=TemplateRead)
 @read_only
 async def get_inspection_template(ctx: CanReadOm, db: DB, templateId: str) -> ORJSONResponse:
     """One inspection template."""
-    return ORJSONResponse(await inspections.get_template(db, ctx, templateId))
+    return ORJSONResponse(await template_service.get_template(db, ctx, templateId))
 
 
 @templates.patch("/{templateId}", response_model=TemplateRead)
@@ -56,13 +60,13 @@ async def update_inspection_template(
     ctx: CanSetupOm, db: DB, templateId: str, body: TemplateUpdate
 ) -> ORJSONResponse:
     """Update an inspection template (MANAGER+); runs already started keep their items."""
-    return ORJSONResponse(await inspections.update_template(db, ctx, templateId, body))
+    return ORJSONResponse(await template_service.update_template(db, ctx, templateId, body))
 
 
 @templates.delete("/{templateId}", response_model=Ok)
 async def delete_inspection_template(ctx: CanSetupOm, db: DB, templateId: str) -> ORJSONResponse:
     """Delete an inspection template (soft, MANAGER+); its runs and reports stay."""
-    await inspections.delete_template(db, ctx, templateId)
+    await template_service.delete_template(db, ctx, templateId)
     return ORJSONResponse({"ok": True})
 
 
@@ -77,7 +81,7 @@ async def list_inspection_runs(
     status: Annotated[RunStatus | None, Query()] = None,
 ) -> ORJSONResponse:
     """List inspection runs, newest first (filters: templateId, assetId, status)."""
-    rows, headers = await inspections.list_runs(
+    rows, headers = await run_service.list_runs(
         db, ctx, page, template_id=template_id, asset_id=asset_id, status=status
     )
     return ORJSONResponse(rows, headers=headers)
@@ -86,14 +90,14 @@ async def list_inspection_runs(
 @runs.post("", response_model=RunRead)
 async def create_inspection_run(ctx: CanWorkOm, db: DB, body: RunCreate) -> ORJSONResponse:
     """Start a DRAFT inspection run of a template, optionally on an asset."""
-    return ORJSONResponse(await inspections.create_run(db, ctx, body))
+    return ORJSONResponse(await run_service.create_run(db, ctx, body))
 
 
 @runs.get("/{runId}", response_model=RunRead)
 @read_only
 async def get_inspection_run(ctx: CanReadOm, db: DB, runId: str) -> ORJSONResponse:
     """One inspection run with its results and photos."""
-    return ORJSONResponse(await inspections.get_run(db, ctx, runId))
+    return ORJSONResponse(await run_service.get_run(db, ctx, runId))
 
 
 @runs.patch("/{runId}", response_model=RunRead)
@@ -101,13 +105,13 @@ async def update_inspection_run(
     ctx: CanWorkOm, db: DB, runId: str, body: RunUpdate
 ) -> ORJSONResponse:
     """Save results of a DRAFT run (merged by itemId); a completed run is read-only (409)."""
-    return ORJSONResponse(await inspections.update_run(db, ctx, runId, body))
+    return ORJSONResponse(await run_service.update_run(db, ctx, runId, body))
 
 
 @runs.delete("/{runId}", response_model=Ok)
 async def delete_inspection_run(ctx: CanWorkOm, db: DB, runId: str) -> ORJSONResponse:
     """Discard a DRAFT run (MANAGER+ any, a member their own); completed runs stay (409)."""
-    await inspections.delete_run(db, ctx, runId)
+    await run_service.delete_run(db, ctx, runId)
     return ORJSONResponse({"ok": True})
 
 
@@ -117,7 +121,7 @@ async def complete_inspection_run(
 ) -> ORJSONResponse:
     """Complete a run: required items answered (else 400 listing them), follow-up work orders
     for failed items, the template's next due date advanced; once, however often it is sent."""
-    result = await inspections.complete_run(uow, ctx, runId, body or RunComplete())
+    result = await completion.complete_run(uow, ctx, runId, body or RunComplete())
     return ORJSONResponse(result)
 
 
@@ -126,7 +130,7 @@ async def presign_inspection_photo(
     ctx: CanWorkOm, db: DB, runId: str, body: PhotoPresign
 ) -> ORJSONResponse:
     """Get an upload target for a photo of a DRAFT run (JPEG, PNG, WebP or HEIC; 15 MB; 60)."""
-    return ORJSONResponse(await inspections.presign_photo(db, ctx, runId, body))
+    return ORJSONResponse(await run_service.presign_photo(db, ctx, runId, body))
 
 
 @runs.post("/{runId}/photos/complete", response_model=RunPhoto)
@@ -134,7 +138,7 @@ async def complete_inspection_photo(
     ctx: CanWorkOm, db: DB, runId: str, body: PhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded photo of a run; name it in a result's photoUploadId."""
-    return ORJSONResponse(await inspections.complete_photo(db, ctx, runId, body))
+    return ORJSONResponse(await run_service.complete_photo(db, ctx, runId, body))
 
 
 @runs.get(
@@ -145,7 +149,7 @@ async def complete_inspection_photo(
 @read_only
 async def inspection_run_report(ctx: CanReadOm, db: DB, runId: str) -> Response:
     """The run's report as a PDF: items, outcomes, notes, photos, signer, follow-ups."""
-    document, filename = await inspections.report(db, ctx, runId)
+    document, filename = await run_service.report(db, ctx, runId)
     return Response(
         document,
         media_type="application/pdf",

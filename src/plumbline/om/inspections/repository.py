@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Row, select, true, update
+from sqlalchemy import ColumnElement, Row, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.authz.project import ProjectContext
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Asset, Attachment, InspectionRun, InspectionTemplate
 from plumbline.records.fields import Fields
+from plumbline.records.visibility import Visibility
 
 PHOTO_ENTITY = "inspection_run"
 TEMPLATE_FIELDS = Fields(
@@ -63,11 +63,9 @@ def _live_template(project_id: str) -> tuple[ColumnElement[bool], ...]:
     )
 
 
-def _visible_runs(ctx: ProjectContext) -> tuple[ColumnElement[bool], ...]:
-    """Internal members and keys see every run of the project; a collaborator the runs
-    assigned to them."""
-    own = InspectionRun.assignee_id == ctx.user_id if ctx.is_external else true()
-    return (InspectionRun.project_id == ctx.project.id, InspectionRun.deleted_at.is_(None), own)
+def _assigned(user_id: str) -> ColumnElement[bool]:
+    """A collaborator's own runs: those assigned to them."""
+    return InspectionRun.assignee_id == user_id
 
 
 async def list_templates(db: AsyncSession, project_id: str, page: PageParams) -> Sequence[Row[Any]]:
@@ -89,14 +87,14 @@ async def get_template(
 
 async def list_runs(
     db: AsyncSession,
-    ctx: ProjectContext,
+    vis: Visibility,
     page: PageParams,
     *,
     template_id: str | None,
     asset_id: str | None,
     status: str | None,
 ) -> Sequence[Row[Any]]:
-    query = select(*RUN_FIELDS.columns).where(*_visible_runs(ctx))
+    query = select(*RUN_FIELDS.columns).where(*vis.where(InspectionRun, _assigned))
     if template_id:
         query = query.where(InspectionRun.template_id == template_id)
     if asset_id:
@@ -106,8 +104,10 @@ async def list_runs(
     return (await db.execute(page.apply(query, InspectionRun.id))).all()
 
 
-async def get_run(db: AsyncSession, ctx: ProjectContext, run_id: str) -> InspectionRun | None:
-    query = select(InspectionRun).where(InspectionRun.id == run_id, *_visible_runs(ctx))
+async def get_run(db: AsyncSession, vis: Visibility, run_id: str) -> InspectionRun | None:
+    query = select(InspectionRun).where(
+        InspectionRun.id == run_id, *vis.where(InspectionRun, _assigned)
+    )
     found: InspectionRun | None = (await db.execute(query)).scalar_one_or_none()
     return found
 

@@ -3,12 +3,13 @@ dicts; the models describe them in the OpenAPI)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, Strict, StringConstraints
 
 from plumbline.kit.schema import Flag, Number, Patch, Schema
+from plumbline.om.schema import WalkInstant
 
 Frequency = Literal[
     "DAILY", "WEEKLY", "BIWEEKLY", "MONTHLY", "QUARTERLY", "SEMI_ANNUAL", "ANNUAL", "CUSTOM"
@@ -23,19 +24,6 @@ IntervalDays = Annotated[int, Strict(), Field(ge=1, le=3650)]
 Text = Annotated[str, StringConstraints(max_length=5000)]
 # A reading (temperature, pressure, hours): any sign, bounded like a meter value.
 Reading = Annotated[Number, Field(ge=-1e14, le=1e14)]
-EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
-LATEST = datetime(2200, 1, 1, tzinfo=UTC)
-
-
-def _instant(value: datetime) -> datetime:
-    """An instant in UTC (no offset: UTC), within 2000..2200 so due dates stay computable."""
-    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    if not EARLIEST <= value < LATEST:
-        raise ValueError("must be between 2000 and 2200")
-    return value
-
-
-Instant = Annotated[datetime, AfterValidator(_instant)]
 
 
 class TemplateItem(Schema):
@@ -63,7 +51,7 @@ class TemplateCreate(Schema):
     description: str | None = Field(default=None, max_length=5000)
     frequency: Frequency
     interval_days: IntervalDays | None = None
-    next_due_at: Instant | None = None
+    next_due_at: WalkInstant | None = None
     items: Items
 
 
@@ -73,7 +61,7 @@ class TemplateUpdate(Patch):
     description: str | None = Field(default=None, max_length=5000)
     frequency: Frequency | None = None
     interval_days: IntervalDays | None = None
-    next_due_at: Instant | None = None
+    next_due_at: WalkInstant | None = None
     items: Items | None = None
 
 

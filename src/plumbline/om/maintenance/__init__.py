@@ -1,0 +1,1 @@
+"""Maintenance schedules, their preventive work orders and completions."""

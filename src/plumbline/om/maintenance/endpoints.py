@@ -8,6 +8,7 @@ from plumbline.db import DB, UoW
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
+from plumbline.om.maintenance.completions import completions
 from plumbline.om.maintenance.schemas import (
     CompleteBody,
     CompletionRead,
@@ -17,6 +18,7 @@ from plumbline.om.maintenance.schemas import (
     ScheduleUpdate,
 )
 from plumbline.om.maintenance.service import maintenance
+from plumbline.om.maintenance.work_orders import work_orders
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/projects/{projectId}/om/maintenance", tags=["om"])
@@ -45,7 +47,7 @@ async def create_schedule(ctx: CanSetupOm, db: DB, body: ScheduleCreate) -> ORJS
 async def generate_work_orders(ctx: CanWorkOm, uow: UoW) -> ORJSONResponse:
     """One PREVENTIVE work order per active schedule due by the end of today (the project's
     time zone), unless one exists for that schedule and due date."""
-    return ORJSONResponse(await maintenance.generate(uow, ctx))
+    return ORJSONResponse(await work_orders.generate(uow, ctx))
 
 
 @router.get("/{scheduleId}", response_model=ScheduleRead)
@@ -69,4 +71,4 @@ async def complete_schedule(
 ) -> ORJSONResponse:
     """Record a completion (who, when, on time or late) and advance ``nextDueAt`` by the
     basis; a work order completes its schedule once (409 again)."""
-    return ORJSONResponse(await maintenance.complete(db, ctx, scheduleId, body))
+    return ORJSONResponse(await completions.complete(db, ctx, scheduleId, body))

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
 from plumbline.models import (
+    Asset,
     Issue,
     MaintenanceCompletion,
     MaintenanceSchedule,
@@ -151,6 +152,41 @@ async def work_order_due(db: AsyncSession, issue_id: str) -> datetime | None:
     return due
 
 
-async def add_completion(db: AsyncSession, values: dict[str, Any]) -> None:
-    db.add(MaintenanceCompletion(**values))
+async def completion_due(
+    db: AsyncSession, schedule_id: str, due_at: datetime
+) -> MaintenanceCompletion | None:
+    """The completion that met the schedule's due date ``due_at``, if one did."""
+    query = select(MaintenanceCompletion).where(
+        MaintenanceCompletion.schedule_id == schedule_id, MaintenanceCompletion.due_at == due_at
+    )
+    found: MaintenanceCompletion | None = (await db.execute(query.limit(1))).scalar_one_or_none()
+    return found
+
+
+async def completion_between(
+    db: AsyncSession, schedule_id: str, start: datetime, end: datetime
+) -> MaintenanceCompletion | None:
+    """The schedule's first completion done in [start, end)."""
+    query = (
+        select(MaintenanceCompletion)
+        .where(
+            MaintenanceCompletion.schedule_id == schedule_id,
+            MaintenanceCompletion.completed_at >= start,
+            MaintenanceCompletion.completed_at < end,
+        )
+        .order_by(MaintenanceCompletion.id)
+        .limit(1)
+    )
+    found: MaintenanceCompletion | None = (await db.execute(query)).scalar_one_or_none()
+    return found
+
+
+async def asset_meters(db: AsyncSession, asset_id: str) -> list[dict[str, Any]]:
+    """The meters of a schedule's asset (deleted or not: its work orders may still be done)."""
+    query = select(Asset.meters).where(Asset.id == asset_id)
+    return list((await db.execute(query)).scalar_one() or ())
+
+
+async def add_completion(db: AsyncSession, completion: MaintenanceCompletion) -> None:
+    db.add(completion)
     await db.flush()

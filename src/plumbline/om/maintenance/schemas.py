@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, Strict, StringConstraints, model_validator
 
-from plumbline.issue.schemas import ChecklistItem
+from plumbline.issue.schemas import ChecklistItem, Priority, Ref
 from plumbline.kit.schema import Flag, Number, Patch, Schema, Title
 from plumbline.om.recurrence import MAX_INTERVAL_DAYS
 from plumbline.om.schema import Instant
@@ -18,8 +18,6 @@ Frequency = Literal[
 ]
 Basis = Literal["FIXED", "FLOATING"]
 Health = Literal["OVERDUE", "DUE_SOON", "ON_TRACK"]
-Priority = Literal["LOW", "MEDIUM", "HIGH", "URGENT"]
-Ref = Annotated[str, StringConstraints(min_length=1, max_length=32)]
 MeterType = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
 IntervalDays = Annotated[int, Strict(), Field(ge=1, le=MAX_INTERVAL_DAYS)]
 MeterAmount = Annotated[Number, Field(ge=0.0001, le=1e13)]

@@ -1,6 +1,6 @@
-"""Maintenance-schedule rules: recurrence by frequency and basis (``om.recurrence``), meter
-triggers, derived health, preventive work orders generated once per schedule and due date, and
-completions (one per work order) that advance the schedule.
+"""Maintenance schedules: set-up, recurrence by frequency and basis (``om.recurrence``), meter
+triggers and derived health; their work orders and completions are in ``work_orders`` and
+``completions``.
 
 Access (om/auth.py): MANAGER+ sets schedules up and pauses them; whoever works on work orders
 reads them, generates the due work orders and records completions."""
@@ -12,28 +12,23 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
-from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden
-
-# A module import: the issue service imports this one back (a resolved PREVENTIVE work order
-# completes its schedule).
-from plumbline.issue import service as issues
+from plumbline.errors import InvalidField
+from plumbline.issue.service import checklist
 from plumbline.kit import clock
-from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Asset, Issue, MaintenanceSchedule
+from plumbline.models import Asset, MaintenanceSchedule
 from plumbline.om import recurrence
-from plumbline.om.errors import AlreadyCompleted, ScheduleNotFound, invalid
+from plumbline.om.assets import repository as assets
+from plumbline.om.errors import ScheduleNotFound
 from plumbline.om.maintenance import repository as repo
 from plumbline.om.maintenance.repository import FIELDS
-from plumbline.om.maintenance.schemas import CompleteBody, ScheduleCreate, ScheduleUpdate, check
-from plumbline.records import Notice
-from plumbline.records.repository import assignable
+from plumbline.om.maintenance.schemas import ScheduleCreate, ScheduleUpdate, check
+from plumbline.records import add_record, references
+from plumbline.records.references import ASSET
 
 ENTITY = "maintenance_schedule"
 AUDITED = (
@@ -53,14 +48,12 @@ AUDITED = (
     "checklist",
     "isActive",
 )
-WORK_ORDER_ASSIGNED = Notice(
-    "ISSUE_ASSIGNED", "You were assigned work order #{n}: {title}", "work order #{n}", "issues"
-)
 METER_LABEL = "Meter/calendar"
+METER_KEYS = ("meter_type", "meter_interval", "meter_threshold")
 
 
-def _float(value: Decimal | float | None) -> float | None:
-    return None if value is None else float(value)
+def _decimal(value: float | None) -> Decimal | None:
+    return None if value is None else Decimal(str(value)).quantize(Decimal("0.0001"))
 
 
 def _view(
@@ -74,34 +67,37 @@ def _view(
     values["nextDueAt"] = clock.iso(due)
     values["dueLabel"] = METER_LABEL if values["meterType"] else "Calendar"
     values["health"] = recurrence.health(due, clock.now(), tz)
-    values["meterInterval"] = _float(values["meterInterval"])
-    values["meterThreshold"] = _float(values["meterThreshold"])
+    for name in ("meterInterval", "meterThreshold"):  # Decimal columns, numbers in the API
+        values[name] = None if values[name] is None else float(values[name])
     return values
 
 
-def _read(schedule: MaintenanceSchedule, ctx: ProjectContext) -> dict[str, Any]:
+def read(schedule: MaintenanceSchedule, ctx: ProjectContext) -> dict[str, Any]:
+    """The schedule as the API answers it, with its derived due date, label and health."""
     values = FIELDS.read(FIELDS.of(schedule))
     return _view(values, schedule.next_due_at, schedule.meter_due_at, ctx)
 
 
-def _checklist(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [{**item, "id": item.get("id") or new_id()} for item in items]
-
-
-def _audited(schedule: MaintenanceSchedule) -> dict[str, Any]:
+def audited(schedule: MaintenanceSchedule) -> dict[str, Any]:
     return FIELDS.audited(schedule, AUDITED)
 
 
-def _due(schedule: MaintenanceSchedule) -> datetime:
+def due(schedule: MaintenanceSchedule) -> datetime:
+    """A meter schedule is due when the calendar or the meter comes first."""
     return recurrence.effective_due(schedule.next_due_at, schedule.meter_due_at)
 
 
-async def _meter_reading(db: AsyncSession, asset_id: str, meter_type: str) -> Decimal | None:
-    meters = (await db.execute(select(Asset.meters).where(Asset.id == asset_id))).scalar_one()
-    for meter in meters or ():
-        if meter["type"] == meter_type and meter.get("lastReading") is not None:
-            return Decimal(str(meter["lastReading"]))
-    return None
+def last_reading(meters: Sequence[Mapping[str, Any]], meter_type: str) -> Decimal | None:
+    """The last reading of the meter ``meter_type`` (None when it has none, or no such meter)."""
+    last = next((m.get("lastReading") for m in meters if m["type"] == meter_type), None)
+    return None if last is None else Decimal(str(last))
+
+
+def _baseline(asset: Asset, meter_type: str) -> Decimal | None:
+    """The asset's last reading of ``meter_type`` (400 when it has no such meter)."""
+    if all(meter["type"] != meter_type for meter in asset.meters):
+        raise InvalidField("meterType", "the asset has no meter of this type")
+    return last_reading(asset.meters, meter_type)
 
 
 def _meter_met(schedule: MaintenanceSchedule, value: Decimal) -> bool:
@@ -116,6 +112,7 @@ class MaintenanceService:
     async def list_schedules(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str | None, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The project's schedules, newest first, of one asset when ``asset_id`` is given."""
         rows, headers = page.finish(await repo.list_rows(db, ctx.project.id, asset_id, page))
         width = len(FIELDS.columns)
         return [_view(FIELDS.row(row), row[width], row[width + 1], ctx) for row in rows], headers
@@ -123,112 +120,83 @@ class MaintenanceService:
     async def require(
         self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, *, lock: bool = False
     ) -> MaintenanceSchedule:
+        """A schedule of the caller's project, else 404."""
         schedule = await repo.get(db, ctx.project.id, schedule_id, lock=lock)
         if schedule is None:
             raise ScheduleNotFound()
         return schedule
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, schedule_id: str) -> dict[str, Any]:
-        return _read(await self.require(db, ctx, schedule_id), ctx)
+        """One schedule of the project (404 otherwise)."""
+        return read(await self.require(db, ctx, schedule_id), ctx)
 
     async def _asset(self, db: AsyncSession, ctx: ProjectContext, asset_id: str) -> Asset:
-        query = select(Asset).where(
-            Asset.id == asset_id, Asset.project_id == ctx.project.id, Asset.deleted_at.is_(None)
-        )
-        asset = (await db.execute(query)).scalar_one_or_none()
+        asset = await assets.get(db, ctx.project.id, asset_id)
         if asset is None:
-            raise invalid("assetId", "no such asset in this project")
+            raise references.refused(ASSET, "assetId")
         return asset
-
-    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> None:
-        if user_id not in await assignable(db, ctx, [user_id]):
-            raise invalid("assigneeId", "the assignee must be someone who can work on this project")
-
-    @staticmethod
-    def _meter(asset: Asset, meter_type: str) -> Decimal | None:
-        """The asset's last reading of ``meter_type`` (400 when it has no such meter)."""
-        meter = next((m for m in asset.meters if m["type"] == meter_type), None)
-        if meter is None:
-            raise invalid("meterType", "the asset has no meter of this type")
-        last = meter.get("lastReading")
-        return None if last is None else Decimal(str(last))
 
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, body: ScheduleCreate
     ) -> dict[str, Any]:
+        """A schedule of a live asset of the project, first due at ``nextDueAt`` (else now),
+        anchored on that day; a meter schedule starts from the meter's last reading."""
         asset = await self._asset(db, ctx, body.asset_id)
-        baseline = self._meter(asset, body.meter_type) if body.meter_type else None
-        if body.assignee_id is not None:
-            await self._assignee(db, ctx, body.assignee_id)
-        tz = recurrence.zone(ctx.project.timezone)
-        now = clock.now()
-        due = body.next_due_at or now
-        schedule = MaintenanceSchedule(
-            id=new_id(),
-            project_id=ctx.project.id,
-            workspace_id=ctx.workspace.id,
+        baseline = _baseline(asset, body.meter_type) if body.meter_type else None
+        await references.require_assignee(db, ctx, body.assignee_id)
+        first = body.next_due_at or clock.now()
+        schedule = await add_record(
+            db,
+            ctx,
+            MaintenanceSchedule,
             asset_id=asset.id,
             title=body.title,
             description=body.description,
             frequency=body.frequency,
             interval_days=body.interval_days,
             basis=body.basis,
-            anchor_day=recurrence.local_day(due, tz).day,
-            next_due_at=due,
+            anchor_day=recurrence.local_day(first, recurrence.zone(ctx.project.timezone)).day,
+            next_due_at=first,
             assignee_id=body.assignee_id,
             priority=body.priority,
             meter_type=body.meter_type,
             meter_interval=_decimal(body.meter_interval),
             meter_threshold=_decimal(body.meter_threshold),
             meter_baseline=baseline,
-            checklist=_checklist([item.model_dump() for item in body.checklist]),
+            checklist=checklist([item.model_dump() for item in body.checklist]),
             is_active=body.is_active,
-            created_by=ctx.user_id,
-            created_at=now,
-            updated_at=now,
         )
-        db.add(schedule)
-        await db.flush()
-        await audit_change(
-            db,
-            ctx,
-            (ENTITY, schedule.id),
-            "maintenance_schedule.created",
-            created(_audited(schedule)),
-        )
-        return _read(schedule, ctx)
+        changes = created(audited(schedule))
+        await audit_change(db, ctx, (ENTITY, schedule.id), "maintenance_schedule.created", changes)
+        return read(schedule, ctx)
 
     async def update(
         self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, body: ScheduleUpdate
     ) -> dict[str, Any]:
+        """Only the fields sent change. A new frequency other than CUSTOM drops
+        ``intervalDays``; a changed meter condition takes the meter's reading now as its
+        baseline and clears a met condition; a new ``nextDueAt`` re-anchors the calendar."""
         schedule = await self.require(db, ctx, schedule_id, lock=True)
         changes = body.sent()
         merged = {
             key: changes.get(key, getattr(schedule, key))
-            for key in (
-                "frequency",
-                "interval_days",
-                "meter_type",
-                "meter_interval",
-                "meter_threshold",
-            )
+            for key in ("frequency", "interval_days", *METER_KEYS)
         }
         if merged["frequency"] != "CUSTOM" and "frequency" in changes:
             merged["interval_days"] = changes["interval_days"] = changes.get("interval_days")
         try:
             check(*(merged[key] for key in merged))
         except ValueError as error:
-            raise invalid("body", str(error)) from None
+            raise InvalidField("body", str(error)) from None
         if changes.get("assignee_id") not in (None, schedule.assignee_id):
-            await self._assignee(db, ctx, changes["assignee_id"])
-        meter_keys = ("meter_type", "meter_interval", "meter_threshold")
-        if any(key in changes for key in meter_keys):
+            await references.require_assignee(db, ctx, changes["assignee_id"])
+        if any(key in changes for key in METER_KEYS):
             for key in ("meter_interval", "meter_threshold"):
                 if key in changes:
                     changes[key] = _decimal(changes[key])
             if merged["meter_type"] is not None:
                 asset = await self._asset(db, ctx, schedule.asset_id)
-                changes["meter_baseline"] = self._meter(asset, merged["meter_type"])
+                changes["meter_baseline"] = _baseline(asset, merged["meter_type"])
             else:
                 changes["meter_baseline"] = None
             changes["meter_due_at"] = None
@@ -236,18 +204,18 @@ class MaintenanceService:
             tz = recurrence.zone(ctx.project.timezone)
             changes["anchor_day"] = recurrence.local_day(changes["next_due_at"], tz).day
         if "checklist" in changes:
-            changes["checklist"] = _checklist(changes["checklist"])
-        before = _audited(schedule)
+            changes["checklist"] = checklist(changes["checklist"])
+        before = audited(schedule)
         for column, value in changes.items():
             setattr(schedule, column, value)
-        changed = diff(before, _audited(schedule))
+        changed = diff(before, audited(schedule))
         if changed:
             schedule.updated_at = clock.now()
             await audit_change(
                 db, ctx, (ENTITY, schedule.id), "maintenance_schedule.updated", changed
             )
         await db.flush()
-        return _read(schedule, ctx)
+        return read(schedule, ctx)
 
     async def meter_read(
         self,
@@ -271,181 +239,6 @@ class MaintenanceService:
                     "maintenance_schedule.meter_due",
                     {"meterDueAt": [None, clock.iso(read_at)]},
                 )
-
-    async def generate(self, uow: UnitOfWork, ctx: ProjectContext) -> dict[str, list[str]]:
-        """One PREVENTIVE work order per active schedule due by the end of today (the project's
-        day), unless one exists for that schedule and due date: the claim's unique key decides,
-        so concurrent calls create each once."""
-        if ctx.is_external:
-            raise Forbidden("External collaborators work on the work orders they are given")
-        db = uow.session
-        tz = recurrence.zone(ctx.project.timezone)
-        now = clock.now()
-        end = recurrence.end_of_day(recurrence.local_day(now, tz), tz)
-        created_ids: list[str] = []
-        existing: list[str] = []
-        for schedule in await repo.due_by(db, ctx.project.id, end):
-            due = _due(schedule)
-            issue_id = new_id()
-            claim = {
-                "id": new_id(),
-                "schedule_id": schedule.id,
-                "project_id": ctx.project.id,
-                "due_at": due,
-                "issue_id": issue_id,
-                "created_at": now,
-            }
-            if not await repo.claim(db, claim):
-                existing.append(await repo.claimed_issue(db, schedule.id, due))
-                continue
-            await self._work_order(uow, ctx, schedule, issue_id, recurrence.local_day(due, tz))
-            created_ids.append(issue_id)
-        return {"created": created_ids, "existing": existing}
-
-    async def _work_order(
-        self,
-        uow: UnitOfWork,
-        ctx: ProjectContext,
-        schedule: MaintenanceSchedule,
-        issue_id: str,
-        due_day: Any,
-    ) -> None:
-        """The work order, through the issue module's insert (numbered, audited)."""
-        values = issues.new_issue(
-            ctx.project.id,
-            ctx.workspace.id,
-            ctx.principal,
-            id=issue_id,
-            title=schedule.title,
-            description=schedule.description,
-            priority=schedule.priority,
-            issue_kind="WORK_ORDER",
-            assignee_id=schedule.assignee_id,
-            due_date=due_day,
-            asset_id=schedule.asset_id,
-            work_order_type="PREVENTIVE",
-            maintenance_schedule_id=schedule.id,
-            checklist=[
-                {"id": new_id(), "label": item["label"], "done": False}
-                for item in schedule.checklist
-            ],
-        )
-        await uow.session.flush()
-        number = (await issues.issue.insert(uow.session, ctx.principal, values))["number"]
-        if schedule.assignee_id is not None:
-            await WORK_ORDER_ASSIGNED.send(
-                uow,
-                ctx,
-                [schedule.assignee_id],
-                record_id=issue_id,
-                number=number,
-                title=schedule.title,
-            )
-
-    async def complete(
-        self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, body: CompleteBody
-    ) -> dict[str, Any]:
-        schedule = await self.require(db, ctx, schedule_id, lock=True)
-        if ctx.is_external and schedule.assignee_id != ctx.user_id:
-            raise Forbidden("External collaborators complete only the schedules assigned to them")
-        now = clock.now()
-        completed_at = body.completed_at or now
-        if completed_at > now:
-            raise invalid("completedAt", "a completion cannot be in the future")
-        due = _due(schedule)
-        if body.work_order_id is not None:
-            order = await repo.work_order(db, ctx.project.id, body.work_order_id)
-            if order is None or order.maintenance_schedule_id != schedule.id:
-                raise invalid("workOrderId", "no work order of this schedule has this id")
-            if await repo.completed_work_order(db, order.id):
-                raise AlreadyCompleted()
-            due = await repo.work_order_due(db, order.id) or due
-        completion = await self._complete(
-            db, ctx, schedule, due, completed_at, body.work_order_id, body.notes
-        )
-        return completion | {"schedule": _read(schedule, ctx)}
-
-    async def complete_work_order(
-        self, db: AsyncSession, ctx: ProjectContext, order: Issue
-    ) -> None:
-        """A PREVENTIVE work order resolved through the issue routes completes its schedule,
-        once per work order (resolve, reopen, resolve: one completion)."""
-        if order.work_order_type != "PREVENTIVE" or order.maintenance_schedule_id is None:
-            return
-        schedule = await repo.get(db, ctx.project.id, order.maintenance_schedule_id, lock=True)
-        if schedule is None or await repo.completed_work_order(db, order.id):
-            return
-        due = await repo.work_order_due(db, order.id) or _due(schedule)
-        await self._complete(db, ctx, schedule, due, clock.now(), order.id, None)
-
-    async def _complete(
-        self,
-        db: AsyncSession,
-        ctx: ProjectContext,
-        schedule: MaintenanceSchedule,
-        due: datetime,
-        completed_at: datetime,
-        work_order_id: str | None,
-        notes: str | None,
-    ) -> dict[str, Any]:
-        """Record the completion and advance the calendar by the basis; a met meter condition
-        is cleared and the meter's baseline becomes its reading now."""
-        tz = recurrence.zone(ctx.project.timezone)
-        before = _audited(schedule)
-        reading = (
-            await _meter_reading(db, schedule.asset_id, schedule.meter_type)
-            if schedule.meter_type
-            else None
-        )
-        values = {
-            "id": new_id(),
-            "schedule_id": schedule.id,
-            "project_id": ctx.project.id,
-            "workspace_id": ctx.workspace.id,
-            "work_order_id": work_order_id,
-            "due_at": due,
-            "completed_at": completed_at,
-            "completed_by": ctx.user_id,
-            "on_time": recurrence.on_time(due, completed_at, tz),
-            "notes": notes,
-            "meter_reading": reading,
-            "created_at": clock.now(),
-        }
-        await repo.add_completion(db, values)
-        schedule.next_due_at, schedule.anchor_day = recurrence.next_due(
-            basis=schedule.basis,
-            frequency=schedule.frequency,
-            interval_days=schedule.interval_days,
-            anchor_day=schedule.anchor_day,
-            calendar_due=schedule.next_due_at,
-            completed_at=completed_at,
-            tz=tz,
-        )
-        if schedule.last_completed_at is None or completed_at > schedule.last_completed_at:
-            schedule.last_completed_at = completed_at
-        if schedule.meter_type:
-            schedule.meter_due_at = None
-            schedule.meter_baseline = reading
-        schedule.updated_at = clock.now()
-        changes = diff(before, _audited(schedule)) | {"onTime": [None, values["on_time"]]}
-        await audit_change(
-            db, ctx, (ENTITY, schedule.id), "maintenance_schedule.completed", changes
-        )
-        await db.flush()
-        return {
-            "id": values["id"],
-            "scheduleId": schedule.id,
-            "workOrderId": work_order_id,
-            "dueAt": clock.iso(due),
-            "completedAt": clock.iso(completed_at),
-            "completedBy": ctx.user_id,
-            "onTime": values["on_time"],
-            "notes": notes,
-        }
-
-
-def _decimal(value: float | None) -> Decimal | None:
-    return None if value is None else Decimal(str(value)).quantize(Decimal("0.0001"))
 
 
 maintenance = MaintenanceService()
