@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_as
 from plumbline.jobs.registry import Payload, task, unit_of_work
 from plumbline.kit import clock
 from plumbline.mail.tasks import queue
@@ -32,15 +32,14 @@ async def remind_expiring(db: AsyncSession, payload: Payload) -> dict[str, Any]:
     uow, now = unit_of_work(db), clock.now()
     expired = await flow.expire_past_due(db, now)
     for row in expired:
-        await audit.record(
+        await audit_as(
             db,
-            action="proposal.expired",
-            entity_type=ENTITY,
-            entity_id=row.id,
-            actor="system",
+            "system",
+            (ENTITY, row.id),
+            "proposal.expired",
+            {"status": [None, "EXPIRED"]},
             workspace_id=row.workspace_id,
             project_id=row.project_id,
-            changes={"status": [None, "EXPIRED"]},
         )
     claimed = await flow.claim_reminders(
         db, await flow.expiring(db, now, now + WINDOW), EXPIRING, now
