@@ -26,6 +26,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Project, Proposal, ProposalMessage, Workspace
 from plumbline.notification.service import notification
 from plumbline.proposal import flow_repository as flow
+from plumbline.proposal import letter
 from plumbline.proposal.lifecycle_service import THREAD_OPEN, message_read, status_now
 from plumbline.proposal.repository import FIELDS
 from plumbline.proposal.service import ENTITY, to_read
@@ -110,9 +111,14 @@ def _rows(principal: Principal) -> tuple[Proposal, Project, Workspace]:
 
 
 def client_view(proposal: Proposal, project: Project, workspace: Workspace) -> dict[str, Any]:
+    """What the client sees: the offer with its letter filled in exactly as in the PDF they
+    were sent (never the template with its ``{{variables}}``)."""
     full = to_read(FIELDS.of(proposal))
     view: dict[str, Any] = {name: full[name] for name in CLIENT_FIELDS}
     view["items"] = [{name: item.get(name) for name in ITEM_FIELDS} for item in full["items"]]
+    view["coverLetter"] = letter.as_sent(
+        full, project_name=project.name, company_name=workspace.name
+    )
     return {"companyName": workspace.name, "projectName": project.name} | view
 
 
