@@ -17,11 +17,16 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import ErrorBody, Ok
 from plumbline.routing import make_router, read_only
 
-router = make_router(tags=["payments"], dependencies=[BillingOn])
+OFF = "BILLING_DISABLED: billing is off on this server (PLUMBLINE_BILLING=off)"
+router = make_router(
+    tags=["payments"],
+    dependencies=[BillingOn],
+    responses={503: {"model": ErrorBody, "description": OFF}},
+)
 
 PROVIDER_ERRORS: dict[int | str, dict[str, Any]] = {
     502: {"model": ErrorBody, "description": "The payment provider failed"},
-    503: {"model": ErrorBody, "description": "Billing is not configured"},
+    503: {"model": ErrorBody, "description": f"{OFF}, or NOT_CONFIGURED: the provider is not"},
 }
 HTML = {"text/html": {"schema": {"type": "string"}}}
 PAGE_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -55,7 +60,7 @@ async def portal(body: PortalCreate, principal: CurrentUser, db: DB) -> ORJSONRe
     openapi_extra=EVENT_BODY,
     responses={
         409: {"model": ErrorBody, "description": "The same event is being applied right now"},
-        503: {"model": ErrorBody, "description": "No webhook secret is configured"},
+        503: {"model": ErrorBody, "description": f"{OFF}, or NOT_CONFIGURED: no webhook secret"},
     },
 )
 async def webhook(request: Request, db: DB) -> ORJSONResponse:
