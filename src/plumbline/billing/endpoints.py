@@ -59,7 +59,6 @@ async def portal(body: PortalCreate, principal: CurrentUser, db: DB) -> ORJSONRe
     dependencies=[Public],
     openapi_extra=EVENT_BODY,
     responses={
-        409: {"model": ErrorBody, "description": "The same event is being applied right now"},
         503: {"model": ErrorBody, "description": f"{OFF}, or NOT_CONFIGURED: no webhook secret"},
     },
 )
