@@ -20,7 +20,7 @@ from plumbline.identity.errors import UserAlreadyExists
 from plumbline.material.errors import SkuTaken
 from plumbline.member.errors import AlreadyMember
 from plumbline.om.errors import AlreadyCompleted, TagTaken
-from plumbline.proposal.errors import TemplateNameTaken
+from plumbline.proposal.templates.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
 EXPECTED: dict[str, Callable[[], Conflict]] = {

@@ -3,7 +3,7 @@
 from plumbline.auth.deps import Cron
 from plumbline.db import UoW
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.proposal.flow_schemas import RemindersResult
+from plumbline.proposal.lifecycle.schemas import RemindersResult
 from plumbline.proposal.reminders import run_reminders
 from plumbline.routing import make_router
 

@@ -19,7 +19,7 @@ from fpdf.enums import TableBordersLayout, XPos, YPos
 from fpdf.errors import FPDFException
 from fpdf.fonts import FontFace
 
-from plumbline.proposal.letter import as_sent, day, document_date, instant, money, number
+from plumbline.proposal.document.letter import as_sent, day, document_date, instant, money, number
 
 FONTS = Path(__file__).parent / "fonts"
 FONT = "DejaVu"

@@ -133,8 +133,7 @@ def day(value: str | datetime | date | None) -> str:
 
 def number(value: str) -> str:
     """A quantity as written, without trailing zeros (``33.3333``, ``2``)."""
-    text = format(Decimal(value).normalize(), "f")
-    return text
+    return format(Decimal(value).normalize(), "f")
 
 
 def items_html(proposal: Mapping[str, Any]) -> str:
