@@ -34,10 +34,10 @@ from plumbline.om.inspections.endpoints import templates as inspection_template_
 from plumbline.om.maintenance.endpoints import router as om_maintenance_router
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
-from plumbline.proposal.endpoints import router as proposal_router
-from plumbline.proposal.lifecycle import router as proposal_lifecycle_router
-from plumbline.proposal.portal import router as proposal_portal_router
-from plumbline.proposal.template_endpoints import router as proposal_template_router
+from plumbline.proposal.drafts.endpoints import router as proposal_router
+from plumbline.proposal.lifecycle.endpoints import router as proposal_lifecycle_router
+from plumbline.proposal.portal.endpoints import router as proposal_portal_router
+from plumbline.proposal.templates.endpoints import router as proposal_template_router
 from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router

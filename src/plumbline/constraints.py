@@ -20,7 +20,7 @@ from plumbline.identity.errors import UserAlreadyExists
 from plumbline.material.errors import SkuTaken
 from plumbline.member.errors import AlreadyMember
 from plumbline.om.errors import AlreadyCompleted, TagTaken
-from plumbline.proposal.errors import TemplateNameTaken
+from plumbline.proposal.templates.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
 EXPECTED: dict[str, Callable[[], Conflict]] = {
@@ -38,10 +38,6 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
         "The punch item's assignees were changed by another request at the same time"
     ),
     # folders are deleted for good, possibly while another request puts something in them
-    # the same processor event delivered twice at once: the second is retried, then a replay
-    "pk_billing_events": lambda: Conflict(
-        "This event is being applied by another delivery at the same time"
-    ),
     "fk_folders_parent_id_folders": lambda: Conflict(
         "The parent folder was deleted by another request at the same time"
     ),

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from plumbline.config import settings
-from plumbline.kit import clock
+from plumbline.kit import clock, encoding
 from plumbline.kit.ids import new_id
 
 NAMING_CONVENTION = {
@@ -84,7 +84,7 @@ class TimestampMixin:
 
 
 def _json_dumps(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    return encoding.dumps(value).decode()
 
 
 # JSON columns through orjson rather than the standard library: several per request (scopes,

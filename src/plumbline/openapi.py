@@ -79,6 +79,15 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 responses.setdefault(
                     code, {"description": ERROR_DESCRIPTIONS[code], "content": error_ref}
                 )
+            for code, response in responses.items():
+                # Errors are JSON whatever the route answers on success (an HTML page's 410):
+                # FastAPI would declare a route's ErrorBody in the route's own media type.
+                content = response.get("content", {})
+                if code[:1] in "45" and any(
+                    media.get("schema") == error_ref["application/json"]["schema"]
+                    for media in content.values()
+                ):
+                    response["content"] = error_ref
     _link_creates(schema["paths"])
     app.openapi_schema = schema
     return schema

@@ -199,3 +199,24 @@ async def test_every_route_with_a_body_documents_415(client: httpx.AsyncClient) 
     assert [(p, m) for p, m, op in with_body if "415" not in op["responses"]] == []
     photos = "/api/v1/projects/{projectId}/punch/{punchId}/reference-photos/presign"
     assert "415" in paths[photos]["post"]["responses"]
+
+
+async def test_dates_and_date_times_in_bodies_are_iso_strings_never_numbers(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """A number (or a string of digits) is not read as seconds since 1970 (issue 24 item 8)."""
+    headers = world.owner.headers
+    project = f"/api/v1/projects/{world.project.id}"
+    for value in (0, 1798736400, "1798736400"):
+        for method, path, field in (
+            ("PATCH", project, "startDate"),
+            ("POST", f"{project}/api-keys", "expiresAt"),
+        ):
+            body = {"name": "CI", "scopes": ["issues:read"], field: value}
+            response = await client.request(method, path, json=body, headers=headers)
+            assert response.status_code == 400, (path, value, response.text)
+            assert response.json()["details"][0]["field"] == field
+    keys = await client.get(f"{project}/api-keys", headers=headers)
+    assert keys.json() == []
+    read = await client.get(project, headers=headers)
+    assert read.json()["startDate"] is None

@@ -158,14 +158,23 @@ async def test_local_pages_refuse_forged_tokens(client) -> None:  # type: ignore
     assert (await client.post(portal_path)).status_code == 404
 
 
-async def test_billing_off_hides_every_payments_route(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_billing_off_answers_503_saying_how_to_turn_it_on(client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """As an unconfigured cloud connector answers (issue 24 item 11), not a bare 404."""
     monkeypatch.setattr(settings, "billing", "off")
     world = await make_world()
     body = {"workspaceId": world.workspace.id, "plan": "pro"}
-    for path in ("/api/payments/checkout", "/api/payments/portal", WEBHOOK):
-        answer = await client.post(path, json=body, headers=world.owner.headers)
-        assert answer.status_code == 404 and answer.json()["code"] == "NOT_FOUND"
-    assert (await client.get("/api/payments/local/checkout/x.y")).status_code == 404
+    answers = [
+        await client.post(path, json=body, headers=world.owner.headers)
+        for path in ("/api/payments/checkout", "/api/payments/portal", WEBHOOK)
+    ]
+    for method in ("GET", "POST"):
+        for page in ("checkout", "portal"):
+            answers.append(await client.request(method, f"/api/payments/local/{page}/x.y"))
+    for answer in answers:
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["code"] == "BILLING_DISABLED"
+        assert "PLUMBLINE_BILLING=stripe" in answer.json()["error"]
+    assert (await workspace_row(world.workspace.id)).plan == "trial"
 
 
 # -- the webhook ------------------------------------------------------------------------------
@@ -258,3 +267,26 @@ async def test_one_event_delivered_twice_at_once_applies_once(client) -> None:  
     # each refused delivery's retry is a replay
     again = await client.post(WEBHOOK, content=payload, headers=signed(payload))
     assert again.status_code == 200
+
+
+async def test_duplicate_deliveries_at_once_are_replays_answered_ok(client) -> None:  # type: ignore[no-untyped-def]
+    """docs/billing.md: a duplicate is a replay, ``{ok: true}``, on PostgreSQL too, where the
+    deliveries wait on each other's insert of the event id (issue 24 item 12)."""
+    world = await make_world()
+    payload = event("checkout.session.completed", checkout_completed(world.workspace.id, "team"))
+    headers = signed(payload)
+    answers = await asyncio.gather(
+        *(client.post(WEBHOOK, content=payload, headers=headers) for _ in range(4))
+    )
+    assert [(a.status_code, a.json()) for a in answers] == [(200, {"ok": True})] * 4
+    assert (await workspace_row(world.workspace.id)).plan == "team"
+    async with database.sessionmaker() as db:
+        entries = (
+            await db.scalars(
+                select(AuditLog.id).where(
+                    AuditLog.entity_id == world.workspace.id,
+                    AuditLog.action == "workspace.billing_updated",
+                )
+            )
+        ).all()
+    assert len(entries) == 1

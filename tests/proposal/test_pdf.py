@@ -11,7 +11,7 @@ from pypdf import PdfReader
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import Proposal
-from plumbline.proposal import pdf
+from plumbline.proposal.document import pdf
 from tests.factories import make_world
 from tests.proposal.test_endpoints import create, item, url
 

@@ -8,13 +8,13 @@ from typing import Annotated
 from pydantic import StringConstraints, field_validator
 
 from plumbline.authz.permissions import SCOPES
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import Instant, Schema
 
 
 class ApiKeyCreate(Schema):
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
     scopes: list[str]
-    expires_at: datetime | None = None  # without an offset: UTC
+    expires_at: Instant | None = None  # without an offset: UTC
 
     @field_validator("scopes")
     @classmethod

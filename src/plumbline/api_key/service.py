@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from datetime import UTC
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -64,11 +63,8 @@ class ApiKeyService:
         """The full key is in this answer only; the database keeps its hash."""
         now = clock.now()
         expires_at = data.expires_at
-        if expires_at is not None:
-            if expires_at.tzinfo is None:
-                expires_at = expires_at.replace(tzinfo=UTC)
-            if expires_at <= now:
-                raise InvalidField("expiresAt", "must be in the future")
+        if expires_at is not None and expires_at <= now:
+            raise InvalidField("expiresAt", "must be in the future")
         raw = new_secret()
         key = ApiKey(
             project_id=ctx.project.id,

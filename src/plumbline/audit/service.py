@@ -16,7 +16,7 @@ from plumbline.audit import repository
 from plumbline.audit.schemas import AuditFilters, ExportFormat
 from plumbline.auth.principal import Principal
 from plumbline.db import database
-from plumbline.kit import clock
+from plumbline.kit import clock, encoding
 from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var, request_id_var
@@ -165,7 +165,7 @@ class AuditService:
                 if fmt == "csv":
                     yield _csv_lines([_csv_row(entry) for entry in entries])
                 else:
-                    chunk = b",".join(orjson.dumps(entry) for entry in entries)
+                    chunk = b",".join(encoding.dumps(entry) for entry in entries)
                     yield chunk if first else b"," + chunk
                 first = False
                 after_id = rows[-1][0]

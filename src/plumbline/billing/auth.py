@@ -7,7 +7,8 @@ from plumbline.config import settings
 
 
 async def billing_on() -> None:
-    """With ``PLUMBLINE_BILLING=off`` (the self-hosted default) every payments route is 404."""
+    """With ``PLUMBLINE_BILLING=off`` (the self-hosted default) every payments route answers 503
+    ``BILLING_DISABLED``, saying how to turn billing on."""
     if settings.billing == "off":
         raise BillingOff()
 

@@ -15,10 +15,18 @@ from plumbline.kit.schema import Ok
 from plumbline.openapi import errors
 from plumbline.routing import make_router, read_only
 
-router = make_router(tags=["payments"], dependencies=[BillingOn])
+OFF = "BILLING_DISABLED: billing is off on this server (PLUMBLINE_BILLING=off)"
+router = make_router(
+    tags=["payments"],
+    dependencies=[BillingOn],
+    responses=errors(texts={503: OFF}),
+)
 
 PROVIDER_ERRORS = errors(
-    texts={502: "The payment provider failed", 503: "Billing is not configured"}
+    texts={
+        502: "The payment provider failed",
+        503: f"{OFF}, or NOT_CONFIGURED: the provider is not configured",
+    }
 )
 HTML = {"text/html": {"schema": {"type": "string"}}}
 PAGE_ERRORS = errors(texts={410: "The session has expired"})
@@ -48,12 +56,7 @@ async def portal(body: PortalCreate, principal: CurrentUser, db: DB) -> ORJSONRe
     response_model=Ok,
     dependencies=[Public],
     openapi_extra=EVENT_BODY,
-    responses=errors(
-        texts={
-            409: "The same event is being applied right now",
-            503: "No webhook secret is configured",
-        }
-    ),
+    responses=errors(texts={503: f"{OFF}, or NOT_CONFIGURED: no webhook secret"}),
 )
 async def webhook(request: Request, db: DB) -> ORJSONResponse:
     """The payment processor's events, verified by signature and applied once each."""

@@ -1,10 +1,17 @@
 """Errors of the payments routes: billing off, bad signatures and events, processor failures."""
 
-from plumbline.errors import AppError, BadRequest, Conflict, NotConfigured, NotFound
+from plumbline.errors import AppError, BadRequest, Conflict, NotConfigured
 
 
-class BillingOff(NotFound):
-    message = "Not found"
+class BillingOff(NotConfigured):
+    """Billing is off (the self-hosted default): answered as an unconfigured cloud connector
+    is, a 503 saying how to turn it on."""
+
+    code = "BILLING_DISABLED"
+    message = (
+        "Billing is off on this server: set PLUMBLINE_BILLING=stripe (with the Stripe settings) "
+        "or PLUMBLINE_BILLING=local to turn it on"
+    )
 
 
 class BadSignature(BadRequest):

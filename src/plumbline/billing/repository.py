@@ -2,25 +2,32 @@
 
 from __future__ import annotations
 
-from sqlalchemy import or_, select
+from typing import cast
+
+from sqlalchemy import Insert, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit import clock
 from plumbline.models import BillingEvent, Workspace
 
 
-async def event_recorded(db: AsyncSession, event_id: str) -> bool:
-    found = await db.scalar(select(BillingEvent.event_id).where(BillingEvent.event_id == event_id))
-    return found is not None
-
-
-async def insert_event(db: AsyncSession, event_id: str, kind: str) -> BillingEvent:
-    """Recorded before the event is applied: a concurrent delivery of the same event waits on
-    the primary key and then fails (409), so it is never applied twice."""
-    event = BillingEvent(event_id=event_id, type=kind, outcome="received", received_at=clock.now())
-    db.add(event)
-    await db.flush()
-    return event
+async def claim_event(db: AsyncSession, event_id: str, kind: str) -> BillingEvent | None:
+    """Records the event before it is applied; None when it is already recorded. A concurrent
+    delivery of the same event waits on the primary key until this transaction ends, then
+    finds it recorded (a replay) or, if this one rolled back, claims it itself: never applied
+    twice, never refused."""
+    module = postgresql if db.get_bind().dialect.name == "postgresql" else sqlite
+    statement = cast(
+        Insert,
+        module.insert(BillingEvent)
+        .values(event_id=event_id, type=kind, outcome="received", received_at=clock.now())
+        .on_conflict_do_nothing()
+        .returning(BillingEvent.event_id),
+    )
+    if (await db.execute(statement)).scalar_one_or_none() is None:
+        return None
+    return await db.get(BillingEvent, event_id)
 
 
 async def workspace(db: AsyncSession, workspace_id: str) -> Workspace | None:

@@ -77,13 +77,14 @@ class BillingService:
         return await provider().portal(ctx.workspace)
 
     async def receive(self, db: AsyncSession, payload: bytes, signature: str | None) -> None:
-        """Verifies and applies one event once: a replay, or a kind this service does not
-        handle, changes nothing. A failure raises, so the request rolls back (the event stays
-        unrecorded) and the processor delivers it again."""
+        """Verifies and applies one event once: a replay (also one delivered while the first
+        delivery is being applied), or a kind this service does not handle, changes nothing.
+        A failure raises, so the request rolls back (the event stays unrecorded) and the
+        processor delivers it again."""
         event = _verified_event(payload, signature)
-        if await repository.event_recorded(db, event["id"]):
+        recorded = await repository.claim_event(db, event["id"], event["type"])
+        if recorded is None:  # a replay, or delivered twice at once and applied by the other
             return
-        recorded = await repository.insert_event(db, event["id"], event["type"])
         handler = HANDLERS.get(event["type"])
         if handler is None:
             recorded.outcome = "ignored"

@@ -7,7 +7,7 @@ from plumbline.db import UoW
 from plumbline.internal.service import run_maintenance
 from plumbline.jobs import run_task
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.proposal.flow_schemas import RemindersResult
+from plumbline.proposal.lifecycle.schemas import RemindersResult
 from plumbline.routing import make_router
 from plumbline.viewer.collab import hub
 from plumbline.viewer.schemas import CollabMetrics

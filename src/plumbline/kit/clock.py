@@ -19,7 +19,8 @@ def set_now(value: datetime | None) -> None:
 
 
 def iso(value: datetime | None) -> str | None:
-    """ISO 8601 UTC with ``Z``, millisecond precision; naive values are UTC."""
+    """ISO 8601 UTC with ``Z``, millisecond precision: the one way a time goes on the wire
+    (``kit.encoding`` writes every ``datetime`` with it). A naive value is UTC."""
     if value is None:
         return None
     if value.tzinfo is not None and value.tzinfo is not UTC:

@@ -24,6 +24,7 @@ from typing import Any, Protocol, cast
 import orjson
 
 from plumbline.config import settings
+from plumbline.kit import encoding
 
 log = logging.getLogger("plumbline.pubsub")
 
@@ -213,7 +214,7 @@ class RedisBroker:
 
     async def publish(self, channel: str, event: Event) -> None:
         self.stats.events_published += 1
-        await self._redis.publish(self.prefix + channel, orjson.dumps(event))
+        await self._redis.publish(self.prefix + channel, encoding.dumps(event))
 
     def subscribe(self, channel: str, maxsize: int = DEFAULT_QUEUE_SIZE) -> Subscription:
         self._start()

@@ -2,10 +2,11 @@
 
 from typing import Any
 
-import orjson
 from starlette.responses import JSONResponse
+
+from plumbline.kit import encoding
 
 
 class ORJSONResponse(JSONResponse):
     def render(self, content: Any) -> bytes:
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+        return encoding.dumps(content)

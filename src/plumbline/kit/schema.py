@@ -26,7 +26,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic.config import JsonDict
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, core_schema
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 # How deep a request field's JSON may nest (docs/decisions.md): deeper values would exhaust
 # the recursion of the JSON encoders that store and return them (orjson stops at 255).
@@ -126,8 +126,26 @@ class ErrorBody(BaseModel):
     details: list[ErrorDetail] | None = None
 
 
+# Dates and date-times on the wire are ISO 8601 text with ASCII digits: a number (which the
+# date parsers would read as seconds since 1970) or digits alone are refused.
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9].*)?", re.DOTALL)
+
+
+def _iso_text(value: Any) -> Any:
+    """A date or date-time from a client is an ISO 8601 string (Python callers may hand over
+    ``date`` and ``datetime`` objects)."""
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not _ISO_DAY.fullmatch(value):
+        raise PydanticCustomError(
+            "iso_8601", "must be an ISO 8601 string such as 2026-11-24 or 2026-11-24T09:30:00Z"
+        )
+    return value
+
+
 def _calendar_day(value: Any) -> Any:
     """A calendar day is ``YYYY-MM-DD``; a date-time names the day it was written in."""
+    value = _iso_text(value)
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, str) and len(value) > 10:
@@ -149,7 +167,7 @@ def _in_utc(value: datetime) -> datetime:
         raise ValueError("date-time out of range") from None
 
 
-Instant = Annotated[datetime, AfterValidator(_in_utc)]
+Instant = Annotated[datetime, BeforeValidator(_iso_text), AfterValidator(_in_utc)]
 
 # Numbers from clients. Every integer has bounds (an unbounded one overflows a database column
 # or a conversion with a 500), and in bodies numbers and booleans are strict: "10" and true are
@@ -186,26 +204,44 @@ class Decimals:
             return Decimal(self.maximum)
         return Decimal(10) ** self.integers - Decimal(1).scaleb(-self.places)
 
+    @property
+    def pattern(self) -> str:
+        """The decimal strings accepted: ASCII digits and an optional point, nothing else (no
+        exponent, spaces, sign or other scripts' digits, all of which ``Decimal`` would read)."""
+        fraction = rf"(\.[0-9]{{1,{self.places}}})?"
+        if self.maximum is None:
+            return rf"^[0-9]{{1,{self.integers}}}{fraction}$"
+        below = len(str(self.maximum)) - 1  # the maximum itself, or fewer digits than it has
+        return rf"^({self.maximum}(\.0{{1,{self.places}}})?|[0-9]{{1,{below}}}{fraction})$"
+
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> CoreSchema:
         digits = None if self.maximum is not None else self.integers + self.places
-        return core_schema.decimal_schema(
-            ge=Decimal(0), le=self.top, max_digits=digits, decimal_places=self.places
+        text = re.compile(self.pattern)
+
+        def written_plainly(value: Any) -> Any:
+            # ``fullmatch``: a trailing newline, which ``$`` lets through, is refused too.
+            if isinstance(value, str) and not text.fullmatch(value):
+                raise PydanticCustomError(
+                    "decimal_text",
+                    "must be a decimal number written with ASCII digits and a point, such as 12.50",
+                )
+            return value
+
+        return core_schema.no_info_before_validator_function(
+            written_plainly,
+            core_schema.decimal_schema(
+                ge=Decimal(0), le=self.top, max_digits=digits, decimal_places=self.places
+            ),
         )
 
     def __get_pydantic_json_schema__(
         self, schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
-        fraction = rf"(\.[0-9]{{1,{self.places}}})?"
-        if self.maximum is None:
-            pattern = rf"^[0-9]{{1,{self.integers}}}{fraction}$"
-        else:  # the maximum itself, or fewer digits than it has
-            below = len(str(self.maximum)) - 1
-            pattern = rf"^({self.maximum}(\.0{{1,{self.places}}})?|[0-9]{{1,{below}}}{fraction})$"
         step = float(Decimal(1).scaleb(-self.places))
         number = {"type": "number", "minimum": 0, "maximum": float(self.top), "multipleOf": step}
-        return {"anyOf": [number, {"type": "string", "pattern": pattern}]}
+        return {"anyOf": [number, {"type": "string", "pattern": self.pattern}]}
 
 
 # Money in a 12-digit column; quantities and rates with four places; percentages 0 to 100.

@@ -27,7 +27,7 @@ from plumbline.material.imports import parse_rows
 from plumbline.material.repository import FIELDS
 from plumbline.material.schemas import MaterialCreate, MaterialFilters, MaterialUpdate
 from plumbline.models import Material
-from plumbline.proposal.schemas import ItemIn
+from plumbline.proposal.drafts.schemas import ItemIn
 from plumbline.records import export
 
 ENTITY = "material"

@@ -1,4 +1,6 @@
-from plumbline.errors import Conflict, Forbidden, InvalidTransition
+"""The proposals' own refusals."""
+
+from plumbline.errors import Forbidden, InvalidTransition
 
 
 class ProposalsInternal(Forbidden):
@@ -7,7 +9,3 @@ class ProposalsInternal(Forbidden):
 
 class ProposalNotEditable(InvalidTransition):
     message = "A proposal can be edited only in DRAFT or CHANGES_REQUESTED"
-
-
-class TemplateNameTaken(Conflict):
-    message = "A proposal template with this name already exists in the workspace"

@@ -12,9 +12,9 @@ from plumbline.jobs.registry import Payload, task, unit_of_work
 from plumbline.kit import clock
 from plumbline.mail.tasks import queue
 from plumbline.notification.service import notification
-from plumbline.proposal import flow_repository as flow
 from plumbline.proposal import mails
-from plumbline.proposal.service import ENTITY
+from plumbline.proposal import repository as flow
+from plumbline.proposal.read import ENTITY
 
 WINDOW = timedelta(hours=48)
 EXPIRING = "EXPIRING"

@@ -15,7 +15,7 @@ from orjson import Fragment
 from sqlalchemy import JSON, Date, DateTime, Text, cast, type_coerce
 
 from plumbline.db import UTCDateTime
-from plumbline.kit.clock import iso as iso  # also re-exported: proposal/ imports it from here
+from plumbline.kit.clock import iso
 
 
 def day(value: date | None) -> str | None:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import orjson
-
-from plumbline.kit import pubsub
+from plumbline.kit import encoding, pubsub
 
 log = logging.getLogger("plumbline.viewer")
 
@@ -17,7 +15,7 @@ def channel(file_version_id: str) -> str:
 
 
 def sse(event: str, data: Any) -> bytes:
-    return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
+    return b"event: " + event.encode() + b"\ndata: " + encoding.dumps(data) + b"\n\n"
 
 
 PING = sse("ping", {})

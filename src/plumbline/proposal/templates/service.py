@@ -7,8 +7,6 @@ unique within the workspace (409). Deleting a template leaves the proposals made
 they are (they hold a copy of its body).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -19,24 +17,20 @@ from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.errors import NotFound
 from plumbline.kit import clock
+from plumbline.kit.clock import iso
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ProposalTemplate
-from plumbline.proposal import letter
-from plumbline.proposal import template_repository as repo
-from plumbline.proposal.errors import TemplateNameTaken
-from plumbline.proposal.schemas import TemplateCreate, TemplateUpdate
-from plumbline.records.fields import iso
+from plumbline.proposal.document import letter
+from plumbline.proposal.read import FOUR, number_text
+from plumbline.proposal.templates import repository as repo
+from plumbline.proposal.templates.errors import TemplateNameTaken
+from plumbline.proposal.templates.schemas import TemplateCreate, TemplateUpdate
 
 ENTITY = "proposal_template"
-FOUR = Decimal("0.0001")
 
 
 def percent_text(value: Decimal | None) -> str | None:
-    if value is None:
-        return None
-    text = format(value.quantize(FOUR).normalize(), "f")
-    whole, _, fraction = text.partition(".")
-    return f"{whole}.{fraction.ljust(2, '0')}"
+    return None if value is None else number_text(value)
 
 
 def to_read(values: Mapping[Any, Any]) -> dict[str, Any]:
@@ -72,10 +66,12 @@ class ProposalTemplateService:
     async def list_templates(
         self, db: AsyncSession, ctx: WorkspaceContext, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The workspace's templates, newest first (every member reads them)."""
         found, headers = page.finish(await repo.list_rows(db, ctx.workspace.id, page))
         return [to_read(row._mapping) for row in found], headers
 
     async def load(self, db: AsyncSession, workspace_id: str, template_id: str) -> ProposalTemplate:
+        """The workspace's template; 404 for any other."""
         template = await repo.get(db, workspace_id, template_id)
         if template is None:
             raise NotFound("Proposal template not found")
@@ -84,12 +80,15 @@ class ProposalTemplateService:
     async def _check_name(
         self, db: AsyncSession, ctx: WorkspaceContext, name: str, other_than: str | None = None
     ) -> None:
+        """Names are unique within the workspace (409)."""
         if await repo.name_taken(db, ctx.workspace.id, name, other_than):
             raise TemplateNameTaken()
 
     async def create(
         self, db: AsyncSession, ctx: WorkspaceContext, data: TemplateCreate
     ) -> dict[str, Any]:
+        """A template whose body the letter renders (400 naming ``body`` otherwise) under a
+        name unique in the workspace (409)."""
         letter.check(data.body, "body")
         await self._check_name(db, ctx, data.name)
         template = ProposalTemplate(
@@ -109,6 +108,8 @@ class ProposalTemplateService:
     async def update(
         self, db: AsyncSession, ctx: WorkspaceContext, template_id: str, data: TemplateUpdate
     ) -> dict[str, Any]:
+        """The fields sent (within ``defaults`` too), checked as on create; audited when
+        something changed."""
         template = await self.load(db, ctx.workspace.id, template_id)
         given = data.model_fields_set
         before = _audited(template)
@@ -132,6 +133,7 @@ class ProposalTemplateService:
         return to_read(_values(template))
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext, template_id: str) -> None:
+        """Deleted for good; the proposals made from it keep their copy of its letter."""
         template = await self.load(db, ctx.workspace.id, template_id)
         changes = {key: [value, None] for key, value in _audited(template).items() if value}
         await db.delete(template)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from fpdf.enums import TableBordersLayout, XPos, YPos
 from fpdf.errors import FPDFException
 from fpdf.fonts import FontFace
 
-from plumbline.proposal.letter import day, money, number, render_text
+from plumbline.proposal.document.letter import as_sent, day, document_date, instant, money, number
 
 FONTS = Path(__file__).parent / "fonts"
 FONT = "DejaVu"
@@ -30,16 +29,6 @@ LINE = (200, 200, 200)
 ACCENT = (31, 64, 104)
 # Item, quantity, unit, rate, line total (mm; the page's text width is 174 mm).
 WIDTHS = (76.0, 20.0, 18.0, 28.0, 32.0)
-
-
-def _instant(value: str) -> datetime:
-    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def document_date(proposal: Mapping[str, Any]) -> date:
-    """The date the document carries: when it was sent, else when it was created."""
-    return _instant(proposal.get("sentAt") or proposal["createdAt"]).date()
 
 
 def filename(proposal: Mapping[str, Any]) -> str:
@@ -72,7 +61,7 @@ def render(
     pdf = _Document(orientation="portrait", unit="mm", format="A4")
     pdf.add_font(FONT, "", FONTS / "DejaVuSans.ttf")
     pdf.add_font(FONT, "B", FONTS / "DejaVuSans-Bold.ttf")
-    pdf.set_creation_date(_instant(proposal["createdAt"]))
+    pdf.set_creation_date(instant(proposal["createdAt"]))
     pdf.set_title(f"{proposal['reference']} {proposal['title']}")
     pdf.set_author(company_name)
     pdf.set_subject(f"Proposal for {project_name}")
@@ -122,13 +111,7 @@ def render(
     pdf.set_font(FONT, "B", 13)
     pdf.multi_cell(0, 7, proposal["title"], new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(2)
-    letter = render_text(
-        proposal,
-        project_name=project_name,
-        company_name=company_name,
-        today=document_date(proposal),
-        items_table="(See the price table below.)",
-    )
+    letter = as_sent(proposal, project_name=project_name, company_name=company_name)
     pdf.set_font(FONT, "", 10)
     pdf.multi_cell(0, 5, letter.strip() or "-", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(4)

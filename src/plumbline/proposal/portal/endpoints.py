@@ -1,27 +1,17 @@
 """The proposal portal: the client's routes, authenticated by the link's token alone."""
 
-from typing import Annotated
-
-from fastapi import Depends
-
-from plumbline.auth.principal import Principal
 from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import ErrorBody
-from plumbline.proposal.flow_schemas import (
-    AcceptIn,
-    DeclineIn,
-    MessageIn,
-    MessageRead,
-    PortalProposal,
-    RequestChangesIn,
-)
-from plumbline.proposal.portal_service import portal, proposal_client
+from plumbline.proposal.lifecycle.schemas import MessageIn, MessageRead
+from plumbline.proposal.portal.auth import ProposalClient
+from plumbline.proposal.portal.schemas import AcceptIn, DeclineIn, RequestChangesIn
+from plumbline.proposal.portal.service import portal
+from plumbline.proposal.read import PortalProposal
 from plumbline.routing import make_router
 
 router = make_router(prefix="/public/proposals/{token}", tags=["proposal portal"])
-ProposalClient = Annotated[Principal, Depends(proposal_client)]
 EXPIRED: dict[int | str, dict[str, object]] = {
     410: {"model": ErrorBody, "description": "The proposal has expired"}
 }

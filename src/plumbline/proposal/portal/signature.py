@@ -1,13 +1,11 @@
 """The client's signature image: a ``data:image/png;base64,`` URL holding a real PNG."""
 
-from __future__ import annotations
-
 import binascii
 import struct
 import zlib
 
 from plumbline.errors import ValidationFailed
-from plumbline.proposal.flow_schemas import MAX_SIGNATURE_BYTES, SIGNATURE_PREFIX
+from plumbline.proposal.portal.schemas import MAX_SIGNATURE_BYTES, SIGNATURE_PREFIX
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 MAX_SIDE = 4000  # pixels: a signature pad's image, never a decompression bomb for the PDF

@@ -1,3 +1,5 @@
+"""``/projects/{projectId}/proposals``: the contractor's proposals, their PDF and preview."""
+
 from fastapi.responses import HTMLResponse, Response
 
 from plumbline.db import DB
@@ -5,14 +7,14 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.proposal.auth import CanReadProposals, CanWriteProposals
-from plumbline.proposal.filters import Filters
-from plumbline.proposal.schemas import (
+from plumbline.proposal.drafts.schemas import (
     AnalyticsSummary,
+    Filters,
     ProposalCreate,
-    ProposalRead,
     ProposalUpdate,
 )
-from plumbline.proposal.service import proposal as proposal_service
+from plumbline.proposal.drafts.service import proposal as proposal_service
+from plumbline.proposal.read import ProposalRead
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/projects/{projectId}/proposals", tags=["proposals"])

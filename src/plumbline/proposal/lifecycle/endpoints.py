@@ -1,11 +1,10 @@
-"""The proposal lifecycle routes: send, resend, duplicate, revisions, internal comments and
-the contractor's side of the client thread."""
+"""The lifecycle routes: send, resend, duplicate, revisions, comments, the client thread."""
 
 from plumbline.db import DB, UoW
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.proposal.auth import CanReadProposals, CanWriteProposals
-from plumbline.proposal.flow_schemas import (
+from plumbline.proposal.lifecycle.schemas import (
     CommentIn,
     CommentRead,
     MessageIn,
@@ -13,8 +12,8 @@ from plumbline.proposal.flow_schemas import (
     ProposalSent,
     RevisionRead,
 )
-from plumbline.proposal.lifecycle_service import lifecycle
-from plumbline.proposal.schemas import ProposalRead
+from plumbline.proposal.lifecycle.service import lifecycle
+from plumbline.proposal.read import ProposalRead
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/projects/{projectId}/proposals/{proposalId}", tags=["proposals"])

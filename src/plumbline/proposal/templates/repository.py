@@ -1,7 +1,5 @@
 """Every proposal template query: always within one workspace."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,17 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ProposalTemplate
 
-COLUMNS = (
-    ProposalTemplate.id,
-    ProposalTemplate.workspace_id,
-    ProposalTemplate.name,
-    ProposalTemplate.body,
-    ProposalTemplate.tax_percent,
-    ProposalTemplate.valid_days,
-    ProposalTemplate.created_by,
-    ProposalTemplate.created_at,
-    ProposalTemplate.updated_at,
-)
+# Every column, as the template's read is built from them.
+COLUMNS = tuple(ProposalTemplate.__table__.columns)
 
 
 async def list_rows(db: AsyncSession, workspace_id: str, page: PageParams) -> Sequence[Any]:

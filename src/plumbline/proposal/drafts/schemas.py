@@ -1,11 +1,16 @@
+"""Proposal requests (create, update), the list's filters and the analytics' answer."""
+
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Literal, Self
+from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, model_validator
+from fastapi import Depends, Query
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from plumbline.errors import InvalidField
 from plumbline.kit.schema import (
     EmailAddress,
     Instant,
@@ -17,12 +22,9 @@ from plumbline.kit.schema import (
     Title,
     one_of,
 )
+from plumbline.proposal.status import STATUSES
 
 MAX_ITEMS = 500
-ProposalStatus = Literal[
-    "DRAFT", "SENT", "VIEWED", "ACCEPTED", "DECLINED", "CHANGES_REQUESTED", "EXPIRED"
-]
-DeclineReason = Literal["PRICE_TOO_HIGH", "TIMING", "SCOPE", "OTHER_COMPANY", "OTHER"]
 
 Short = Annotated[str, StringConstraints(max_length=200)]
 LongText = Annotated[str, StringConstraints(max_length=20000)]
@@ -87,95 +89,6 @@ class ProposalUpdate(Patch):
     discount: Money | None = None
 
 
-class ItemRead(BaseModel):
-    id: str
-    name: str
-    description: str | None
-    quantity: str
-    unit: str | None
-    rate: str
-    lineTotal: str
-    materialId: str | None
-
-
-class ProposalRead(BaseModel):
-    id: str
-    projectId: str
-    reference: str
-    title: str
-    status: ProposalStatus
-    clientName: str | None
-    clientEmail: str | None
-    clientCompany: str | None
-    validUntil: datetime
-    currency: str
-    coverLetter: str | None
-    items: list[ItemRead]
-    subtotal: str
-    workPricePercent: str
-    workAmount: str
-    taxPercent: str
-    taxAmount: str
-    discount: str
-    total: str
-    sentAt: datetime | None
-    viewedAt: datetime | None
-    acceptedAt: datetime | None
-    signerName: str | None
-    declinedAt: datetime | None
-    declineReason: DeclineReason | None
-    declineComment: str | None
-    changeRequestComment: str | None
-    createdBy: str | None
-    createdAt: datetime
-    updatedAt: datetime
-
-
-TemplateName = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)
-]
-TemplateBody = Annotated[str, StringConstraints(max_length=20000)]
-ValidDays = Annotated[int, Strict(), Field(ge=1, le=3650)]
-
-
-class TemplateDefaults(Schema):
-    """What a proposal created from the template takes when its request does not say."""
-
-    tax_percent: Percentage | None = None
-    valid_days: ValidDays | None = None
-
-
-class TemplateCreate(Schema):
-    name: TemplateName
-    body: TemplateBody
-    defaults: TemplateDefaults = Field(default_factory=TemplateDefaults)
-
-
-class TemplateUpdate(Patch):
-    """Only the fields sent apply; within ``defaults`` too (send null to clear one)."""
-
-    not_null = ("name", "body", "defaults")
-    name: TemplateName | None = None
-    body: TemplateBody | None = None
-    defaults: TemplateDefaults | None = None
-
-
-class TemplateDefaultsRead(BaseModel):
-    taxPercent: str | None
-    validDays: int | None
-
-
-class TemplateRead(BaseModel):
-    id: str
-    workspaceId: str
-    name: str
-    body: str
-    defaults: TemplateDefaultsRead
-    createdBy: str | None
-    createdAt: datetime
-    updatedAt: datetime
-
-
 class AnalyticsSummary(BaseModel):
     """The project's proposals in figures (docs/proposals.md defines each)."""
 
@@ -191,3 +104,51 @@ class AnalyticsSummary(BaseModel):
     acceptedValue: str
     winRate: float | None
     averageDaysToDecision: float | None
+
+
+@dataclass(frozen=True)
+class ProposalFilters:
+    """``status`` (comma-separated), ``q`` (title, client or reference, case-insensitive),
+    ``clientEmail`` (exact, case-insensitive) and ``updatedSince``."""
+
+    status: tuple[str, ...] = ()
+    q: str | None = None
+    client_email: str | None = None
+    updated_since: datetime | None = None
+
+
+def _statuses(raw: str | None) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    values = tuple(dict.fromkeys(v.strip() for v in raw.split(",") if v.strip()))
+    wrong = [v for v in values if v not in STATUSES]
+    if wrong:
+        raise InvalidField("status", f"must be one of {', '.join(STATUSES)}")
+    return values
+
+
+async def proposal_filters(
+    status: Annotated[
+        str | None,
+        Query(max_length=200, description=f"One or more of {', '.join(STATUSES)}, comma-separated"),
+    ] = None,
+    q: Annotated[
+        str | None,
+        Query(max_length=200, description="Text in the title, the client or the reference"),
+    ] = None,
+    client_email: Annotated[
+        str | None, Query(alias="clientEmail", max_length=400, description="The client's e-mail")
+    ] = None,
+    updated_since: Annotated[
+        datetime | None, Query(alias="updatedSince", description="Changed at or after")
+    ] = None,
+) -> ProposalFilters:
+    return ProposalFilters(
+        status=_statuses(status),
+        q=q.strip() or None if q else None,
+        client_email=client_email.strip() or None if client_email else None,
+        updated_since=updated_since,
+    )
+
+
+Filters = Annotated[ProposalFilters, Depends(proposal_filters)]

@@ -1,10 +1,12 @@
+"""``/workspaces/{workspaceId}/proposal-templates``: a workspace's letter templates."""
+
 from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.proposal.auth import CanReadTemplates, CanWriteTemplates
-from plumbline.proposal.schemas import TemplateCreate, TemplateRead, TemplateUpdate
-from plumbline.proposal.template_service import proposal_template as template_service
+from plumbline.proposal.templates.auth import CanReadTemplates, CanWriteTemplates
+from plumbline.proposal.templates.schemas import TemplateCreate, TemplateRead, TemplateUpdate
+from plumbline.proposal.templates.service import proposal_template as template_service
 from plumbline.routing import make_router, read_only
 
 router = make_router(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -133,8 +133,7 @@ def day(value: str | datetime | date | None) -> str:
 
 def number(value: str) -> str:
     """A quantity as written, without trailing zeros (``33.3333``, ``2``)."""
-    text = format(Decimal(value).normalize(), "f")
-    return text
+    return format(Decimal(value).normalize(), "f")
 
 
 def items_html(proposal: Mapping[str, Any]) -> str:
@@ -248,6 +247,34 @@ def render_text(
         return _TEXT.from_string(body).render(values)
     except (ValidationFailed, TemplateError):
         return body
+
+
+# Where ``{{items.table}}`` stands in the letter the client reads: the price table follows it.
+TABLE_NOTE = "(See the price table below.)"
+
+
+def instant(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def document_date(proposal: Mapping[str, Any]) -> date:
+    """The date the letter and its document carry: when it was sent, else when it was created
+    (never the wall clock, so the letter reads the same every time)."""
+    return instant(proposal.get("sentAt") or proposal["createdAt"]).date()
+
+
+def as_sent(proposal: Mapping[str, Any], *, project_name: str, company_name: str) -> str:
+    """The letter the client is sent, filled in: the one rendering of the PDF (so of the
+    e-mail's attachment too) and of the client's portal. ``{{today}}`` is the document's date,
+    ``{{items.table}}`` points to the price table that follows it."""
+    return render_text(
+        proposal,
+        project_name=project_name,
+        company_name=company_name,
+        today=document_date(proposal),
+        items_table=TABLE_NOTE,
+    )
 
 
 def _paragraphs(escaped: str, table: str) -> str:

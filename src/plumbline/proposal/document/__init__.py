@@ -1,0 +1,1 @@
+"""The proposal as a document: its letter (variables filled in) and its PDF."""

@@ -1,0 +1,1 @@
+"""A proposal while the contractor prepares it: create, read, edit, delete, list, figures."""

@@ -1,0 +1,1 @@
+"""Send, resend, duplicate, revisions, internal comments and the thread with the client."""

@@ -1,0 +1,1 @@
+"""The client's side of a proposal: read, view, accept, decline, request changes, write."""

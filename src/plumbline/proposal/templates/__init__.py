@@ -1,0 +1,1 @@
+"""A workspace's proposal templates: letter bodies with defaults for new proposals."""
