@@ -53,7 +53,11 @@ def _served_url(data: dict[str, object]) -> str:
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="PLUMBLINE_", env_file=".env", extra="ignore", validate_default=True
+        env_prefix="PLUMBLINE_",
+        env_file=".env",
+        env_ignore_empty=True,  # `NAME=` (as in a copied .env.example) means unset
+        extra="ignore",
+        validate_default=True,
     )
 
     var_dir: Path = Field(default_factory=_var_dir)

@@ -42,3 +42,11 @@ def test_public_url_defaults_to_the_url_last_served(tmp_path, monkeypatch) -> No
     assert later.origins == ["http://127.0.0.1:8731"]
     configured = Settings(var_dir=tmp_path, public_url="https://pl.example", secret_key="s3cret")
     assert configured.public_url == "https://pl.example"
+
+
+def test_an_empty_setting_counts_as_unset(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`PLUMBLINE_PUBLIC_URL=` (as a copied .env.example leaves it) is not a URL: the default."""
+    monkeypatch.setenv("PLUMBLINE_PUBLIC_URL", "")
+    settings = Settings(var_dir=tmp_path)
+    assert settings.public_url == "http://127.0.0.1:8000"
+    assert "public_url" not in settings.model_fields_set
