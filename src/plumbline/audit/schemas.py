@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Depends, Query
 
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import Instant, Schema
 
 ExportFormat = Literal["csv", "json"]
 
@@ -34,10 +34,10 @@ async def audit_filters(
         Query(alias="actorId", max_length=128, description="A user id or an API key id"),
     ] = None,
     since: Annotated[
-        datetime | None, Query(alias="from", description="Entries at or after (date-time)")
+        Instant | None, Query(alias="from", description="Entries at or after (date-time)")
     ] = None,
     until: Annotated[
-        datetime | None, Query(alias="to", description="Entries at or before (date-time)")
+        Instant | None, Query(alias="to", description="Entries at or before (date-time)")
     ] = None,
 ) -> AuditFilters:
     # async: a plain function dependency would cost a thread-pool hop per request

@@ -14,6 +14,7 @@ from fastapi import Depends, Query
 
 from plumbline.errors import InvalidField
 from plumbline.issue.schemas import KINDS, PRIORITIES, STATUSES
+from plumbline.kit.schema import Instant
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ async def issue_filters(
         str | None, Query(max_length=200, description="Text in the title or description")
     ] = None,
     updated_since: Annotated[
-        datetime | None, Query(alias="updatedSince", description="Changed at or after")
+        Instant | None, Query(alias="updatedSince", description="Changed at or after")
     ] = None,
 ) -> IssueFilters:
     return IssueFilters(

@@ -13,6 +13,7 @@ from plumbline.file.schemas import FileName
 from plumbline.kit.schema import (
     ByteCount,
     CalendarDay,
+    Instant,
     PageNumber,
     Patch,
     Pin,
@@ -50,7 +51,7 @@ async def punch_filters(
     q: Annotated[
         str | None, Query(max_length=200, description="Text in title, notes, location")
     ] = None,
-    updated_since: Annotated[datetime | None, Query(alias="updatedSince")] = None,
+    updated_since: Annotated[Instant | None, Query(alias="updatedSince")] = None,
 ) -> PunchFilters:
     return PunchFilters(status, priority, assignee_id, trade, q or None, updated_since)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Query
@@ -13,7 +12,7 @@ from plumbline.file.schemas import AttachmentRead, UploadTarget
 from plumbline.kit import clock
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import Ok
+from plumbline.kit.schema import Instant, Ok
 from plumbline.records.export import csv_response
 from plumbline.rfi.attachments import rfi_attachments
 from plumbline.rfi.auth import CanPostRfiMessage, CanReadRfi, CanWriteRfi
@@ -48,7 +47,7 @@ async def rfi_filters(
         Query(max_length=200, description="Text in the title or question, or the number"),
     ] = None,
     updatedSince: Annotated[
-        datetime | None, Query(description="Only RFIs updated at or after this instant")
+        Instant | None, Query(description="Only RFIs updated at or after this instant")
     ] = None,
 ) -> RfiFilters:
     return RfiFilters(status, priority, assigneeId, q or None, updatedSince)

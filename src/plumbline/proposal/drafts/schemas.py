@@ -140,7 +140,7 @@ async def proposal_filters(
         str | None, Query(alias="clientEmail", max_length=400, description="The client's e-mail")
     ] = None,
     updated_since: Annotated[
-        datetime | None, Query(alias="updatedSince", description="Changed at or after")
+        Instant | None, Query(alias="updatedSince", description="Changed at or after")
     ] = None,
 ) -> ProposalFilters:
     return ProposalFilters(
