@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_as
 from plumbline.auth.principal import Principal
 from plumbline.errors import InvalidTransition
 from plumbline.kit import clock
@@ -44,15 +44,14 @@ class PortalService:
         title: str,
     ) -> None:
         """The audit entry (actor ``public``) and the sender's notification of one action."""
-        await audit.record(
+        await audit_as(
             db,
-            action=action,
-            entity_type=ENTITY,
-            entity_id=proposal.id,
-            principal=principal,
+            principal,
+            (ENTITY, proposal.id),
+            action,
+            changes,
             workspace_id=proposal.workspace_id,
             project_id=proposal.project_id,
-            changes=changes,
         )
         await notification.notify(
             db,
