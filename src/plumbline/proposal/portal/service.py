@@ -43,7 +43,8 @@ class PortalService:
         kind: str,
         title: str,
     ) -> None:
-        """The audit entry (actor ``public``) and the sender's notification of one action."""
+        """The change written, its audit entry (actor ``public``) and the sender's notification."""
+        await db.flush()
         await audit_as(
             db,
             principal,
@@ -84,7 +85,6 @@ class PortalService:
         if status_now(proposal) == status.SENT:
             now = clock.now()
             proposal.status, proposal.viewed_at, proposal.updated_at = status.VIEWED, now, now
-            await db.flush()
             await self._record(
                 db,
                 principal,
@@ -108,7 +108,6 @@ class PortalService:
         proposal.status, proposal.accepted_at, proposal.updated_at = status.ACCEPTED, now, now
         proposal.signer_name = signer_name
         proposal.signature_png = png
-        await db.flush()
         await self._record(
             db,
             principal,
@@ -133,7 +132,6 @@ class PortalService:
         now = clock.now()
         proposal.status, proposal.declined_at, proposal.updated_at = status.DECLINED, now, now
         proposal.decline_reason, proposal.decline_comment = reason, comment
-        await db.flush()
         await self._record(
             db,
             principal,
@@ -153,7 +151,6 @@ class PortalService:
         was = self._answerable(proposal, "sent back for changes")
         proposal.status, proposal.updated_at = status.CHANGES_REQUESTED, clock.now()
         proposal.change_request_comment = comment
-        await db.flush()
         await self._record(
             db,
             principal,
