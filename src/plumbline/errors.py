@@ -153,16 +153,10 @@ class NotConfigured(
 ): ...
 
 
-_STATUS_CODES = {
-    400: "BAD_REQUEST",
-    401: "UNAUTHORIZED",
-    403: "FORBIDDEN",
-    404: "NOT_FOUND",
-    405: "METHOD_NOT_ALLOWED",
-    409: "CONFLICT",
-    413: "PAYLOAD_TOO_LARGE",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    429: "RATE_LIMITED",
+# Starlette's own refusals (unknown route, wrong method) in the codes of the tree above.
+_REFUSALS = (BadRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, RateLimited)
+_STATUS_CODES = {405: "METHOD_NOT_ALLOWED"} | {
+    error.status: error.code for error in (*_REFUSALS, UnsupportedMediaType)
 }
 
 
