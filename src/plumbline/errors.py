@@ -19,6 +19,16 @@ class AppError(Exception):
     code = "BAD_REQUEST"
     message = "Bad request"
 
+    def __init_subclass__(
+        cls, *, status: int | None = None, code: str | None = None, message: str | None = None
+    ) -> None:
+        """A subclass names what it changes in its class line:
+        ``class TagTaken(Conflict, message="Another asset has this tag"): ...``."""
+        super().__init_subclass__()
+        for name, value in (("status", status), ("code", code), ("message", message)):
+            if value is not None:
+                setattr(cls, name, value)
+
     def __init__(
         self,
         message: str | None = None,
@@ -55,13 +65,10 @@ def _rebuild(kind: type[AppError], state: dict[str, Any]) -> AppError:
     return error
 
 
-class BadRequest(AppError):
-    pass
+class BadRequest(AppError): ...
 
 
-class ValidationFailed(AppError):
-    code = "VALIDATION_FAILED"
-    message = "Validation failed"
+class ValidationFailed(AppError, code="VALIDATION_FAILED", message="Validation failed"): ...
 
 
 class InvalidField(ValidationFailed):
@@ -74,33 +81,28 @@ class InvalidField(ValidationFailed):
         )
 
 
-class Unauthorized(AppError):
-    status = 401
-    code = "UNAUTHORIZED"
-    message = "Unauthorized"
+class Unauthorized(AppError, status=401, code="UNAUTHORIZED", message="Unauthorized"): ...
 
 
-class PaymentRequired(AppError):
-    status = 402
-    code = "PLAN_REQUIRED"
-    message = "This feature is not included in the workspace's plan"
+class PaymentRequired(
+    AppError,
+    status=402,
+    code="PLAN_REQUIRED",
+    message="This feature is not included in the workspace's plan",
+): ...
 
 
-class Forbidden(AppError):
-    status = 403
-    code = "FORBIDDEN"
-    message = "You do not have permission to do this"
+class Forbidden(
+    AppError, status=403, code="FORBIDDEN", message="You do not have permission to do this"
+): ...
 
 
-class EmailNotVerified(Forbidden):
-    code = "EMAIL_NOT_VERIFIED"
-    message = "Email verification required"
+class EmailNotVerified(
+    Forbidden, code="EMAIL_NOT_VERIFIED", message="Email verification required"
+): ...
 
 
-class NotFound(AppError):
-    status = 404
-    code = "NOT_FOUND"
-    message = "Not found"
+class NotFound(AppError, status=404, code="NOT_FOUND", message="Not found"): ...
 
 
 T = TypeVar("T")
@@ -115,65 +117,46 @@ def found(value: T | None, missing: NotFound | str) -> T:
     return value
 
 
-class Conflict(AppError):
-    status = 409
-    code = "CONFLICT"
-    message = "Conflict"
+class Conflict(AppError, status=409, code="CONFLICT", message="Conflict"): ...
 
 
-class InvalidTransition(Conflict):
-    code = "INVALID_TRANSITION"
-    message = "This status change is not allowed"
+class InvalidTransition(
+    Conflict, code="INVALID_TRANSITION", message="This status change is not allowed"
+): ...
 
 
-class Expired(AppError):
-    status = 410
-    code = "EXPIRED"
-    message = "This link has expired"
+class Expired(AppError, status=410, code="EXPIRED", message="This link has expired"): ...
 
 
-class PayloadTooLarge(AppError):
-    status = 413
-    code = "PAYLOAD_TOO_LARGE"
-    message = "Request body too large"
+class PayloadTooLarge(
+    AppError, status=413, code="PAYLOAD_TOO_LARGE", message="Request body too large"
+): ...
 
 
-class UnsupportedMediaType(AppError):
-    status = 415
-    code = "UNSUPPORTED_MEDIA_TYPE"
-    message = "Unsupported media type"
+class UnsupportedMediaType(
+    AppError, status=415, code="UNSUPPORTED_MEDIA_TYPE", message="Unsupported media type"
+): ...
 
 
-class RateLimited(AppError):
-    status = 429
-    code = "RATE_LIMITED"
-    message = "Too many requests"
+class RateLimited(AppError, status=429, code="RATE_LIMITED", message="Too many requests"): ...
 
 
-class Internal(AppError):
+class Internal(AppError, status=500, code="INTERNAL", message="Internal server error"):
     """Rendered by the request middleware for any exception nothing else handled."""
 
-    status = 500
-    code = "INTERNAL"
-    message = "Internal server error"
+
+class NotConfigured(
+    AppError,
+    status=503,
+    code="NOT_CONFIGURED",
+    message="This feature is not configured on this server",
+): ...
 
 
-class NotConfigured(AppError):
-    status = 503
-    code = "NOT_CONFIGURED"
-    message = "This feature is not configured on this server"
-
-
-_STATUS_CODES = {
-    400: "BAD_REQUEST",
-    401: "UNAUTHORIZED",
-    403: "FORBIDDEN",
-    404: "NOT_FOUND",
-    405: "METHOD_NOT_ALLOWED",
-    409: "CONFLICT",
-    413: "PAYLOAD_TOO_LARGE",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    429: "RATE_LIMITED",
+# Starlette's own refusals (unknown route, wrong method) in the codes of the tree above.
+_REFUSALS = (BadRequest, Unauthorized, Forbidden, NotFound, Conflict, PayloadTooLarge, RateLimited)
+_STATUS_CODES = {405: "METHOD_NOT_ALLOWED"} | {
+    error.status: error.code for error in (*_REFUSALS, UnsupportedMediaType)
 }
 
 

@@ -9,8 +9,9 @@ import functools
 from typing import TYPE_CHECKING, Protocol
 
 from plumbline.billing import tokens
-from plumbline.billing.errors import BillingNotConfigured, NoSubscription, ProviderFailed
+from plumbline.billing.errors import NoSubscription, ProviderFailed
 from plumbline.config import settings
+from plumbline.errors import NotConfigured
 from plumbline.kit.ids import new_id
 from plumbline.models import Workspace
 
@@ -64,13 +65,13 @@ class StripeProvider:
 
     def client(self) -> stripe.StripeClient:
         if settings.stripe_secret_key is None:
-            raise BillingNotConfigured("PLUMBLINE_STRIPE_SECRET_KEY is not set")
+            raise NotConfigured("PLUMBLINE_STRIPE_SECRET_KEY is not set")
         return _client(settings.stripe_secret_key.get_secret_value(), settings.stripe_api_base)
 
     def price(self, plan: str) -> str:
         price = getattr(settings, f"stripe_price_{plan}")
         if not price:
-            raise BillingNotConfigured(f"PLUMBLINE_STRIPE_PRICE_{plan.upper()} is not set")
+            raise NotConfigured(f"PLUMBLINE_STRIPE_PRICE_{plan.upper()} is not set")
         return str(price)
 
     async def checkout(self, workspace: Workspace, plan: str, email: str) -> str:

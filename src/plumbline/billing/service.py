@@ -13,11 +13,12 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission
 from plumbline.authz.workspace import named_workspace_access
 from plumbline.billing import repository
-from plumbline.billing.errors import BadSignature, BillingNotConfigured, MalformedEvent
+from plumbline.billing.errors import BadSignature, MalformedEvent
 from plumbline.billing.events import HANDLERS
 from plumbline.billing.providers import provider
 from plumbline.billing.schemas import CheckoutCreate, PortalCreate
 from plumbline.billing.signature import TOLERANCE_SECONDS, webhook_secret
+from plumbline.errors import NotConfigured
 
 
 def _verified_event(payload: bytes, signature: str | None) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def _verified_event(payload: bytes, signature: str | None) -> dict[str, Any]:
 
     secret = webhook_secret()
     if secret is None:
-        raise BillingNotConfigured("PLUMBLINE_STRIPE_WEBHOOK_SECRET is not set")
+        raise NotConfigured("PLUMBLINE_STRIPE_WEBHOOK_SECRET is not set")
     try:
         stripe.Webhook.construct_event(payload, signature, secret, tolerance=TOLERANCE_SECONDS)
     except stripe.SignatureVerificationError:

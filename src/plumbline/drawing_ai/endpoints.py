@@ -1,4 +1,4 @@
-from typing import Any
+"""Drawing AI on a file version: sheet summary, chat, takeoff detection and the sheet cache."""
 
 from fastapi import Query
 
@@ -15,20 +15,20 @@ from plumbline.drawing_ai.schemas import (
 )
 from plumbline.drawing_ai.service import drawing_ai
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody
+from plumbline.openapi import errors
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/file-versions/{fileVersionId}/ai", tags=["drawing-ai"])
 
-UNREADABLE: dict[int | str, dict[str, Any]] = {
-    415: {"model": ErrorBody, "description": "The file version is not a PDF (NOT_A_PDF)"},
-    400: {
-        "model": ErrorBody,
-        "description": "VALIDATION_FAILED (pageIndex out of range included), or the PDF cannot "
-        "be read: PDF_ENCRYPTED, PDF_UNREADABLE (damaged), PAGE_HAS_NO_TEXT (a scanned or "
-        "raster-only page), PAGE_TOO_COMPLEX (past the reader's memory or time limit)",
-    },
-}
+# 415 first: the declared order is the served order.
+UNREADABLE = errors(
+    texts={
+        415: "The file version is not a PDF (NOT_A_PDF)",
+        400: "VALIDATION_FAILED (pageIndex out of range included), or the PDF cannot be read: "
+        "PDF_ENCRYPTED, PDF_UNREADABLE (damaged), PAGE_HAS_NO_TEXT (a scanned or raster-only "
+        "page), PAGE_TOO_COMPLEX (past the reader's memory or time limit)",
+    }
+)
 
 
 @router.post("/sheet-summary", response_model=SheetSummaryRead, responses=UNREADABLE)

@@ -4,35 +4,41 @@ is not a PDF, 400 with its own code for a PDF that cannot be read (the house ans
 from plumbline.errors import BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed
 
 
-class NotAPdf(UnsupportedMediaType):
-    code = "NOT_A_PDF"
-    message = "Drawing AI reads PDF files only; this file version is not a PDF"
+class NotAPdf(
+    UnsupportedMediaType,
+    code="NOT_A_PDF",
+    message="Drawing AI reads PDF files only; this file version is not a PDF",
+): ...
 
 
-class PdfEncrypted(BadRequest):
-    code = "PDF_ENCRYPTED"
-    message = "This PDF is encrypted with a password; upload an unprotected copy"
+class PdfEncrypted(
+    BadRequest,
+    code="PDF_ENCRYPTED",
+    message="This PDF is encrypted with a password; upload an unprotected copy",
+): ...
 
 
-class PdfUnreadable(BadRequest):
-    code = "PDF_UNREADABLE"
-    message = "This PDF is damaged or not a valid PDF and could not be read"
+class PdfUnreadable(
+    BadRequest,
+    code="PDF_UNREADABLE",
+    message="This PDF is damaged or not a valid PDF and could not be read",
+): ...
 
 
-class PageHasNoContent(BadRequest):
-    code = "PAGE_HAS_NO_TEXT"
-    message = (
-        "This page has no text and no vector drawing (a scanned or raster-only page); "
-        "there is nothing to read on it"
-    )
+class PageHasNoContent(
+    BadRequest,
+    code="PAGE_HAS_NO_TEXT",
+    message="This page has no text and no vector drawing (a scanned or raster-only page); "
+    "there is nothing to read on it",
+): ...
 
 
-class PageTooComplex(BadRequest):
-    code = "PAGE_TOO_COMPLEX"
-    message = (
-        "This page needs more memory or time to read than the drawing AI allows (its content "
-        "inflates beyond the limit); it was not read"
-    )
+class PageTooComplex(
+    BadRequest,
+    code="PAGE_TOO_COMPLEX",
+    message="This page needs more memory or time to read than the drawing AI allows (its content "
+    "inflates beyond the limit); it was not read",
+): ...
 
 
 class PageOutOfRange(ValidationFailed):
@@ -48,5 +54,6 @@ class PageOutOfRange(ValidationFailed):
         )
 
 
-class ClientsCannotRunDrawingAI(Forbidden):
-    message = "Clients read the shared drawings but do not run the drawing AI on them"
+class ClientsCannotRunDrawingAI(
+    Forbidden, message="Clients read the shared drawings but do not run the drawing AI on them"
+): ...

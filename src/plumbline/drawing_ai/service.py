@@ -20,7 +20,7 @@ from plumbline.drawing_ai.analysis.summary import read_summary
 from plumbline.drawing_ai.analysis.takeoff import read_takeoff, select
 from plumbline.drawing_ai.errors import NotAPdf
 from plumbline.drawing_ai.extract import PageContent
-from plumbline.errors import NotFound
+from plumbline.errors import found
 from plumbline.kit import clock, ratelimit
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.local import LocalStorage
@@ -38,9 +38,9 @@ async def stored_pdf(version: FileVersion) -> AsyncIterator[str]:
     local object itself, or an object-store download written to a temporary file in 1 MiB
     chunks (never held whole in memory)."""
     storage = get_storage()
-    size = await storage.head(version.storage_key)
-    if size is None:
-        raise NotFound("The file version's content is not in storage")
+    size = found(
+        await storage.head(version.storage_key), "The file version's content is not in storage"
+    )
     if size == 0:
         raise NotAPdf()
     if isinstance(storage, LocalStorage):
@@ -72,8 +72,8 @@ class DrawingAI:
     async def _cached(
         self, db: AsyncSession, access: VersionAccess, page_index: int, kind: str
     ) -> dict[str, Any] | None:
-        found = await repository.results(db, access.version.id, page_index, (kind,))
-        return found[kind][0] if kind in found else None
+        cached = await repository.results(db, access.version.id, page_index, (kind,))
+        return cached[kind][0] if kind in cached else None
 
     async def _store(
         self,
@@ -150,8 +150,8 @@ class DrawingAI:
     async def cache(
         self, db: AsyncSession, access: VersionAccess, page_index: int
     ) -> dict[str, Any]:
-        found = await repository.results(db, access.version.id, page_index, (SUMMARY, TAKEOFF))
-        summary, takeoff = found.get(SUMMARY), found.get(TAKEOFF)
+        cached = await repository.results(db, access.version.id, page_index, (SUMMARY, TAKEOFF))
+        summary, takeoff = cached.get(SUMMARY), cached.get(TAKEOFF)
         return {
             "fileVersionId": access.version.id,
             "pageIndex": page_index,

@@ -3,13 +3,16 @@
 from plumbline.errors import Forbidden
 
 
-class FieldReportsHiddenFromClients(Forbidden):
-    message = "Field reports are not shared with clients on this project"
+class FieldReportsHiddenFromClients(
+    Forbidden, message="Field reports are not shared with clients on this project"
+): ...
 
 
-class ExternalCannotWriteReports(Forbidden):
-    message = "External collaborators cannot write field reports"
+class ExternalCannotWriteReports(
+    Forbidden, message="External collaborators cannot write field reports"
+): ...
 
 
-class ManagerOnlyReturnToDraft(Forbidden):
-    message = "Only a manager can return a submitted field report to draft"
+class ManagerOnlyReturnToDraft(
+    Forbidden, message="Only a manager can return a submitted field report to draft"
+): ...

@@ -3,16 +3,15 @@
 from plumbline.errors import Forbidden, InvalidField, NotFound
 
 
-class IssueNotFound(NotFound):
-    message = "Issue not found"
+class IssueNotFound(NotFound, message="Issue not found"): ...
 
 
-class IssuesNotShared(Forbidden):
-    message = "Issues are not shared with clients on this project"
+class IssuesNotShared(Forbidden, message="Issues are not shared with clients on this project"): ...
 
 
-class ExternalCannotReassign(Forbidden):
-    message = "External collaborators cannot change who an issue is assigned to"
+class ExternalCannotReassign(
+    Forbidden, message="External collaborators cannot change who an issue is assigned to"
+): ...
 
 
 class InvalidIssueField(InvalidField):

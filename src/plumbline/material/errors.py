@@ -3,9 +3,7 @@
 from plumbline.errors import Conflict, NotFound
 
 
-class MaterialNotFound(NotFound):
-    message = "Material not found"
+class MaterialNotFound(NotFound, message="Material not found"): ...
 
 
-class SkuTaken(Conflict):
-    message = "Another material of this workspace has this SKU"
+class SkuTaken(Conflict, message="Another material of this workspace has this SKU"): ...

@@ -3,7 +3,7 @@
 from plumbline.db import DB, UoW
 from plumbline.issue.schemas import ReferencePhoto, UploadTarget
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody, Ok
+from plumbline.kit.schema import Ok
 from plumbline.occupant.auth import CanManageLinks, CanReadLinks, OccupantLinkToken, TrackingToken
 from plumbline.occupant.schemas import (
     LinkCreate,
@@ -17,15 +17,14 @@ from plumbline.occupant.schemas import (
     TrackedRequest,
 )
 from plumbline.occupant.service import occupants
+from plumbline.openapi import errors
 from plumbline.routing import make_router, read_only
 
 # The links are O&M routes of the project; the portal answers anyone holding a token.
 router = make_router(tags=["om"])
 portal_router = make_router(tags=["occupant portal"])
 LINKS = "/projects/{projectId}/om/occupant-links"
-EXPIRED: dict[int | str, dict[str, object]] = {
-    410: {"model": ErrorBody, "description": "The link (or the photo token) has expired"}
-}
+EXPIRED = errors(texts={410: "The link (or the photo token) has expired"})
 
 
 @router.get(LINKS, response_model=list[LinkRead])

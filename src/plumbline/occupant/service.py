@@ -17,7 +17,7 @@ from plumbline.authz import repository as authz_repo
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
-from plumbline.errors import Expired, InvalidField, NotFound
+from plumbline.errors import Expired, InvalidField, NotFound, found
 from plumbline.issue.photos import PHOTOS
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock, crypto, ratelimit
@@ -99,9 +99,7 @@ class OccupantService:
 
     async def revoke_link(self, db: AsyncSession, ctx: ProjectContext, link_id: str) -> None:
         """Withdraw a live link of the project (404 otherwise): its token opens nothing now."""
-        link = await repo.get_link(db, ctx.project.id, link_id)
-        if link is None:
-            raise NotFound("Occupant link not found")
+        link = found(await repo.get_link(db, ctx.project.id, link_id), "Occupant link not found")
         link.revoked_at = clock.now()
         await db.flush()
         await audit_stamp(

@@ -3,25 +3,23 @@
 from plumbline.errors import Conflict, NotFound
 
 
-class AssetNotFound(NotFound):
-    message = "Asset not found"
+class AssetNotFound(NotFound, message="Asset not found"): ...
 
 
-class ScheduleNotFound(NotFound):
-    message = "Maintenance schedule not found"
+class ScheduleNotFound(NotFound, message="Maintenance schedule not found"): ...
 
 
-class TagTaken(Conflict):
-    message = "Another asset of this project has this tag"
+class TagTaken(Conflict, message="Another asset of this project has this tag"): ...
 
 
-class AssetInUse(Conflict):
-    code = "ASSET_IN_USE"
-    message = (
-        "This asset has open work orders or active maintenance schedules; "
-        "delete it with ?force=true (managers)"
-    )
+class AssetInUse(
+    Conflict,
+    code="ASSET_IN_USE",
+    message="This asset has open work orders or active maintenance schedules; "
+    "delete it with ?force=true (managers)",
+): ...
 
 
-class AlreadyCompleted(Conflict):
-    message = "This work order has already completed its maintenance schedule"
+class AlreadyCompleted(
+    Conflict, message="This work order has already completed its maintenance schedule"
+): ...

@@ -53,10 +53,6 @@ def end_of_day(day: date, tz: ZoneInfo) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(), tzinfo=tz).astimezone(UTC)
 
 
-def is_monthly(frequency: str) -> bool:
-    return frequency in _MONTHS
-
-
 def advance(
     instant: datetime, frequency: str, interval_days: int | None, anchor_day: int, tz: ZoneInfo
 ) -> datetime:

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
-from plumbline.errors import NotFound
+from plumbline.errors import found
 from plumbline.models import Proposal
 from plumbline.proposal import repository
 from plumbline.records.visibility import Visibility
@@ -49,7 +49,6 @@ async def load(
     db: AsyncSession, ctx: ProjectContext, proposal_id: str, *, lock: bool = False
 ) -> Proposal:
     """The proposal the caller sees (its row locked with ``lock``); 404 otherwise."""
-    proposal = await repository.get(db, visibility(ctx), proposal_id, lock=lock)
-    if proposal is None:
-        raise NotFound("Proposal not found")
-    return proposal
+    return found(
+        await repository.get(db, visibility(ctx), proposal_id, lock=lock), "Proposal not found"
+    )

@@ -5,16 +5,15 @@ from typing import Any
 from plumbline.errors import Conflict, Forbidden, InvalidTransition, NotFound
 
 
-class RfiNotFound(NotFound):
-    message = "RFI not found"
+class RfiNotFound(NotFound, message="RFI not found"): ...
 
 
-class RfisNotShared(Forbidden):
-    message = "RFIs are not shared with clients on this project"
+class RfisNotShared(Forbidden, message="RFIs are not shared with clients on this project"): ...
 
 
-class RfiClosed(Conflict):
-    message = "This RFI is closed; reopen it (status IN_REVIEW) to change it"
+class RfiClosed(
+    Conflict, message="This RFI is closed; reopen it (status IN_REVIEW) to change it"
+): ...
 
 
 class RfiTransitionRefused(InvalidTransition):
@@ -24,9 +23,11 @@ class RfiTransitionRefused(InvalidTransition):
         super().__init__(f"{message}: {reason}" if reason else message, **states)
 
 
-class NotRfiManager(Forbidden):
-    message = "Only the RFI's manager or a project manager can do this"
+class NotRfiManager(
+    Forbidden, message="Only the RFI's manager or a project manager can do this"
+): ...
 
 
-class NotRfiResponder(Forbidden):
-    message = "Only a responder or the RFI's manager can answer this RFI"
+class NotRfiResponder(
+    Forbidden, message="Only a responder or the RFI's manager can answer this RFI"
+): ...

@@ -3,5 +3,4 @@
 from plumbline.errors import Conflict
 
 
-class SlugTaken(Conflict):
-    message = "This workspace address is already taken"
+class SlugTaken(Conflict, message="This workspace address is already taken"): ...

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import InvalidField
+from plumbline.errors import InvalidField, found
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
@@ -91,10 +91,7 @@ class AssetService:
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str, *, lock: bool = False
     ) -> Asset:
         """A live asset of the caller's project, else 404."""
-        asset = await repo.get(db, ctx.project.id, asset_id, lock=lock)
-        if asset is None:
-            raise AssetNotFound()
-        return asset
+        return found(await repo.get(db, ctx.project.id, asset_id, lock=lock), AssetNotFound())
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, asset_id: str) -> dict[str, Any]:
         """One live asset of the project (404 otherwise)."""

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import ValidationFailed
+from plumbline.errors import ValidationFailed, found
 from plumbline.issue.schemas import PhotoComplete, PhotoPresign
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
@@ -57,10 +57,7 @@ class RunService:
 
     async def require(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> InspectionRun:
         """A run the caller sees, else 404."""
-        run = await repo.get_run(db, visibility(ctx), run_id)
-        if run is None:
-            raise RunNotFound()
-        return run
+        return found(await repo.get_run(db, visibility(ctx), run_id), RunNotFound())
 
     async def _draft(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> InspectionRun:
         run = await self.require(db, ctx, run_id)
@@ -84,10 +81,11 @@ class RunService:
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """The runs the caller sees, newest first; one query for the rows, one for their
         photos."""
-        found = await repo.list_runs(
-            db, visibility(ctx), page, template_id=template_id, asset_id=asset_id, status=status
+        rows, headers = page.finish(
+            await repo.list_runs(
+                db, visibility(ctx), page, template_id=template_id, asset_id=asset_id, status=status
+            )
         )
-        rows, headers = page.finish(found)
         return await self._read_runs(db, [RUN_FIELDS.row(row) for row in rows]), headers
 
     async def get_run(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> dict[str, Any]:
@@ -237,8 +235,8 @@ class RunService:
         view = RUN_FIELDS.read(RUN_FIELDS.of(run), photos=[])
         asset = None
         if run.asset_id is not None:
-            found = await repo.asset_of_project(db, ctx.project.id, run.asset_id, live=False)
-            asset = dict(found._mapping) if found is not None else None
+            row = await repo.asset_of_project(db, ctx.project.id, run.asset_id, live=False)
+            asset = dict(row._mapping) if row is not None else None
         labels = {item["id"]: item["label"] for item in run.items}
         by_photo = {
             result["photoUploadId"]: labels.get(result["itemId"], "")

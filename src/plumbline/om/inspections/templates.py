@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import InvalidField
+from plumbline.errors import InvalidField, found
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
@@ -61,10 +61,7 @@ class TemplateService:
         self, db: AsyncSession, ctx: ProjectContext, template_id: str
     ) -> InspectionTemplate:
         """A live template of the caller's project, else 404."""
-        template = await repo.get_template(db, ctx.project.id, template_id)
-        if template is None:
-            raise TemplateNotFound()
-        return template
+        return found(await repo.get_template(db, ctx.project.id, template_id), TemplateNotFound())
 
     async def get_template(
         self, db: AsyncSession, ctx: ProjectContext, template_id: str

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import InvalidField
+from plumbline.errors import InvalidField, found
 from plumbline.issue.service import checklist
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
@@ -121,10 +121,7 @@ class MaintenanceService:
         self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, *, lock: bool = False
     ) -> MaintenanceSchedule:
         """A schedule of the caller's project, else 404."""
-        schedule = await repo.get(db, ctx.project.id, schedule_id, lock=lock)
-        if schedule is None:
-            raise ScheduleNotFound()
-        return schedule
+        return found(await repo.get(db, ctx.project.id, schedule_id, lock=lock), ScheduleNotFound())
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, schedule_id: str) -> dict[str, Any]:
         """One schedule of the project (404 otherwise)."""

@@ -26,7 +26,7 @@ from jinja2 import ChainableUndefined, TemplateSyntaxError, nodes
 from jinja2.exceptions import TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField, ValidationFailed
 
 DEFAULT_LETTER = (
     "Dear {{client.name|default('client', true)}},\n\n"
@@ -94,24 +94,21 @@ def check(body: str, field: str) -> None:
     try:
         tree = _TEXT.parse(body)
     except TemplateSyntaxError as error:
-        raise ValidationFailed(
-            details=[{"field": field, "message": f"template syntax error: {error.message}"}]
+        raise InvalidField(
+            field, f"template syntax error: {error.message}", error="Validation failed"
         ) from None
     for node in tree.find_all(nodes.Node):
         if not isinstance(node, _ALLOWED):
-            raise ValidationFailed(
-                details=[
-                    {
-                        "field": field,
-                        "message": f"templates may not use {type(node).__name__.lower()}",
-                    }
-                ]
+            raise InvalidField(
+                field,
+                f"templates may not use {type(node).__name__.lower()}",
+                error="Validation failed",
             )
         if isinstance(node, nodes.Filter | nodes.Test) and node.name not in (
             _TEXT.filters if isinstance(node, nodes.Filter) else _TEXT.tests
         ):
-            raise ValidationFailed(
-                details=[{"field": field, "message": f"unknown filter or test: {node.name}"}]
+            raise InvalidField(
+                field, f"unknown filter or test: {node.name}", error="Validation failed"
             )
 
 
@@ -221,8 +218,8 @@ def render_html(
     try:
         rendered = _TEXT.from_string(body.replace(_TABLE, "")).render(values)
     except TemplateError as error:
-        raise ValidationFailed(
-            details=[{"field": "coverLetter", "message": f"template error: {error.message}"}]
+        raise InvalidField(
+            "coverLetter", f"template error: {error.message}", error="Validation failed"
         ) from None
     return _paragraphs(html.escape(rendered), items_html(proposal))
 

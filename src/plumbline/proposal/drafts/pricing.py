@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic.alias_generators import to_camel
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.kit import money
 from plumbline.kit.ids import new_id
 from plumbline.models import Proposal
@@ -26,9 +26,7 @@ def _amount(value: Decimal, field: str) -> Decimal:
     """``value`` in cents; 400 naming ``field`` when it does not fit a money column."""
     value = money.cents(value)
     if value > money.MAX_AMOUNT:
-        raise ValidationFailed(
-            details=[{"field": field, "message": "amount beyond 12 integer digits"}]
-        )
+        raise InvalidField(field, "amount beyond 12 integer digits", error="Validation failed")
     return value
 
 

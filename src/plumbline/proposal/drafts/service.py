@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
-from plumbline.errors import Forbidden, ValidationFailed
+from plumbline.errors import Forbidden, InvalidField
 from plumbline.kit import clock, money
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -45,9 +45,7 @@ async def _from_template(
     template of another workspace is unknown here (400 naming ``templateId``)."""
     template = await template_repo.get(db, ctx.workspace.id, template_id)
     if template is None:
-        raise ValidationFailed(
-            details=[{"field": "templateId", "message": "no such proposal template"}]
-        )
+        raise InvalidField("templateId", "no such proposal template", error="Validation failed")
     if not data.cover_letter:
         values["cover_letter"] = template.body
     if "tax_percent" not in data.model_fields_set and template.tax_percent is not None:
@@ -135,7 +133,7 @@ class ProposalService:
         if data.template_id is not None:
             await _from_template(db, ctx, data.template_id, data, values)
         if values["valid_until"] is None:
-            raise ValidationFailed(details=[{"field": "validUntil", "message": "Field required"}])
+            raise InvalidField("validUntil", "Field required", error="Validation failed")
         # Priced before the number is taken: refused input uses no reference.
         draft = Proposal(items=[])
         apply(draft, values)

@@ -3,7 +3,7 @@
 from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import ErrorBody
+from plumbline.openapi import errors
 from plumbline.proposal.lifecycle.schemas import MessageIn, MessageRead
 from plumbline.proposal.portal.auth import ProposalClient
 from plumbline.proposal.portal.schemas import AcceptIn, DeclineIn, RequestChangesIn
@@ -12,13 +12,10 @@ from plumbline.proposal.read import PortalProposal
 from plumbline.routing import make_router
 
 router = make_router(prefix="/public/proposals/{token}", tags=["proposal portal"])
-EXPIRED: dict[int | str, dict[str, object]] = {
-    410: {"model": ErrorBody, "description": "The proposal has expired"}
-}
-ANSWERED: dict[int | str, dict[str, object]] = {
-    409: {"model": ErrorBody, "description": "The proposal cannot take this answer now"},
-    **EXPIRED,
-}
+EXPIRED = errors(texts={410: "The proposal has expired"})
+ANSWERED = errors(
+    texts={409: "The proposal cannot take this answer now", 410: "The proposal has expired"}
+)
 
 
 @router.get("", response_model=PortalProposal, responses=EXPIRED)

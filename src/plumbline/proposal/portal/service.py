@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit
+from plumbline.audit.service import audit_as
 from plumbline.auth.principal import Principal
 from plumbline.errors import InvalidTransition
 from plumbline.kit import clock
@@ -43,16 +43,16 @@ class PortalService:
         kind: str,
         title: str,
     ) -> None:
-        """The audit entry (actor ``public``) and the sender's notification of one action."""
-        await audit.record(
+        """The change written, its audit entry (actor ``public``) and the sender's notification."""
+        await db.flush()
+        await audit_as(
             db,
-            action=action,
-            entity_type=ENTITY,
-            entity_id=proposal.id,
-            principal=principal,
+            principal,
+            (ENTITY, proposal.id),
+            action,
+            changes,
             workspace_id=proposal.workspace_id,
             project_id=proposal.project_id,
-            changes=changes,
         )
         await notification.notify(
             db,
@@ -85,7 +85,6 @@ class PortalService:
         if status_now(proposal) == status.SENT:
             now = clock.now()
             proposal.status, proposal.viewed_at, proposal.updated_at = status.VIEWED, now, now
-            await db.flush()
             await self._record(
                 db,
                 principal,
@@ -109,7 +108,6 @@ class PortalService:
         proposal.status, proposal.accepted_at, proposal.updated_at = status.ACCEPTED, now, now
         proposal.signer_name = signer_name
         proposal.signature_png = png
-        await db.flush()
         await self._record(
             db,
             principal,
@@ -134,7 +132,6 @@ class PortalService:
         now = clock.now()
         proposal.status, proposal.declined_at, proposal.updated_at = status.DECLINED, now, now
         proposal.decline_reason, proposal.decline_comment = reason, comment
-        await db.flush()
         await self._record(
             db,
             principal,
@@ -154,7 +151,6 @@ class PortalService:
         was = self._answerable(proposal, "sent back for changes")
         proposal.status, proposal.updated_at = status.CHANGES_REQUESTED, clock.now()
         proposal.change_request_comment = comment
-        await db.flush()
         await self._record(
             db,
             principal,

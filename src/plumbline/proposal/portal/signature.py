@@ -4,15 +4,15 @@ import binascii
 import struct
 import zlib
 
-from plumbline.errors import ValidationFailed
+from plumbline.errors import InvalidField
 from plumbline.proposal.portal.schemas import MAX_SIGNATURE_BYTES, SIGNATURE_PREFIX
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 MAX_SIDE = 4000  # pixels: a signature pad's image, never a decompression bomb for the PDF
 
 
-def _refuse(message: str) -> ValidationFailed:
-    return ValidationFailed(details=[{"field": "signature", "message": message}])
+def _refuse(message: str) -> InvalidField:
+    return InvalidField("signature", message, error="Validation failed")
 
 
 def png_of(data_url: str) -> bytes:

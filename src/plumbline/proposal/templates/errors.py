@@ -3,5 +3,6 @@
 from plumbline.errors import Conflict
 
 
-class TemplateNameTaken(Conflict):
-    message = "A proposal template with this name already exists in the workspace"
+class TemplateNameTaken(
+    Conflict, message="A proposal template with this name already exists in the workspace"
+): ...

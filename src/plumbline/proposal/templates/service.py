@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.errors import NotFound
+from plumbline.errors import found
 from plumbline.kit import clock
 from plumbline.kit.clock import iso
 from plumbline.kit.pagination import PageParams
@@ -67,15 +67,12 @@ class ProposalTemplateService:
         self, db: AsyncSession, ctx: WorkspaceContext, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """The workspace's templates, newest first (every member reads them)."""
-        found, headers = page.finish(await repo.list_rows(db, ctx.workspace.id, page))
-        return [to_read(row._mapping) for row in found], headers
+        rows, headers = page.finish(await repo.list_rows(db, ctx.workspace.id, page))
+        return [to_read(row._mapping) for row in rows], headers
 
     async def load(self, db: AsyncSession, workspace_id: str, template_id: str) -> ProposalTemplate:
         """The workspace's template; 404 for any other."""
-        template = await repo.get(db, workspace_id, template_id)
-        if template is None:
-            raise NotFound("Proposal template not found")
-        return template
+        return found(await repo.get(db, workspace_id, template_id), "Proposal template not found")
 
     async def _check_name(
         self, db: AsyncSession, ctx: WorkspaceContext, name: str, other_than: str | None = None
