@@ -26,7 +26,6 @@ from plumbline.config import settings
 
 PAGE_SIZE = 100
 GOOGLE_FOLDER = "application/vnd.google-apps.folder"
-GOOGLE_NATIVE = "application/vnd.google-apps."
 
 
 class ProviderName(StrEnum):
@@ -41,7 +40,6 @@ class Endpoints:
     client_secret: str
     auth_url: str
     token_url: str
-    api_url: str
 
 
 @dataclass(frozen=True)
@@ -117,7 +115,6 @@ class Provider(ABC):
             client_secret=secret.get_secret_value() if secret else "",
             auth_url=getattr(settings, f"{prefix}_auth_url"),
             token_url=getattr(settings, f"{prefix}_token_url"),
-            api_url=getattr(settings, f"{prefix}_api_url").rstrip("/"),
         )
 
     @property

@@ -63,8 +63,7 @@ async def demo_account() -> DemoAccount | None:
 
 async def _demo_user(db: AsyncSession) -> User | None:
     query = select(User).where(User.email == DEMO_EMAIL)
-    user: User | None = (await db.execute(query)).scalar_one_or_none()
-    return user
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def _ensure_user() -> str:
@@ -162,20 +161,19 @@ async def new_key() -> DemoProject | None:
         user = await _demo_user(db)
         if user is None:
             return None
-        row = (
-            await db.execute(
-                select(Project.id, Project.workspace_id)
-                .join(Workspace, Workspace.id == Project.workspace_id)
-                .where(
-                    Workspace.created_by == user.id,
-                    Project.name == PROJECT_NAME,
-                    Project.deleted_at.is_(None),
-                    Workspace.deleted_at.is_(None),
-                )
-                .order_by(Project.created_at.desc(), Project.id.desc())
-                .limit(1)
+        query = (
+            select(Project.id, Project.workspace_id)
+            .join(Workspace, Workspace.id == Project.workspace_id)
+            .where(
+                Workspace.created_by == user.id,
+                Project.name == PROJECT_NAME,
+                Project.deleted_at.is_(None),
+                Workspace.deleted_at.is_(None),
             )
-        ).first()
+            .order_by(Project.created_at.desc(), Project.id.desc())
+            .limit(1)
+        )
+        row = (await db.execute(query)).first()
         user_id = user.id
     if row is None:
         return None

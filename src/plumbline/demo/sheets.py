@@ -18,7 +18,6 @@ from fpdf import FPDF
 
 from plumbline.kit import clock
 
-MM_PER_FOOT = 304.8
 WALL_WIDTH_MM = 0.7  # about 2 pt: the weight the takeoff reads as a wall
 THIN_MM = 0.2
 BORDER_MM = 0.5  # heavy, but on the sheet edge: never a wall

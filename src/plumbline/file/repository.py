@@ -17,20 +17,14 @@ from plumbline.models import File, FileVersion, Folder
 
 
 async def get_folder(db: AsyncSession, project_id: str, folder_id: str) -> Folder | None:
-    return (
-        await db.execute(
-            select(Folder).where(Folder.id == folder_id, Folder.project_id == project_id)
-        )
-    ).scalar_one_or_none()
+    query = select(Folder).where(Folder.id == folder_id, Folder.project_id == project_id)
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def folder_tree(db: AsyncSession, project_id: str) -> Sequence[Any]:
     """``(id, parent_id, name)`` of every folder of the project."""
-    return (
-        await db.execute(
-            select(Folder.id, Folder.parent_id, Folder.name).where(Folder.project_id == project_id)
-        )
-    ).all()
+    query = select(Folder.id, Folder.parent_id, Folder.name).where(Folder.project_id == project_id)
+    return (await db.execute(query)).all()
 
 
 async def list_folders(
@@ -88,61 +82,51 @@ async def get_file(db: AsyncSession, file_id: str, *, deleted: bool = False) -> 
 
 
 async def get_project_file(db: AsyncSession, project_id: str, file_id: str) -> File | None:
-    return (
-        await db.execute(
-            select(File).where(
-                File.id == file_id, File.project_id == project_id, File.deleted_at.is_(None)
-            )
-        )
-    ).scalar_one_or_none()
+    query = select(File).where(
+        File.id == file_id, File.project_id == project_id, File.deleted_at.is_(None)
+    )
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def files_in_folder(
     db: AsyncSession, project_id: str, folder_id: str | None
 ) -> Sequence[Any]:
     """``(id, name, normalized_name, version_seq)`` of the live files of one folder."""
-    return (
-        await db.execute(
-            select(File.id, File.name, File.normalized_name, File.version_seq).where(
-                File.project_id == project_id,
-                File.folder_id.is_(None) if folder_id is None else File.folder_id == folder_id,
-                File.deleted_at.is_(None),
-            )
-        )
-    ).all()
+    query = select(File.id, File.name, File.normalized_name, File.version_seq).where(
+        File.project_id == project_id,
+        File.folder_id.is_(None) if folder_id is None else File.folder_id == folder_id,
+        File.deleted_at.is_(None),
+    )
+    return (await db.execute(query)).all()
 
 
 async def find_by_name(
     db: AsyncSession, project_id: str, folder_id: str | None, normalized: str
 ) -> File | None:
-    return (
-        await db.execute(
-            select(File)
-            .where(
-                File.project_id == project_id,
-                File.folder_id.is_(None) if folder_id is None else File.folder_id == folder_id,
-                File.normalized_name == normalized,
-                File.deleted_at.is_(None),
-            )
-            .order_by(File.id)
-            .limit(1)
+    query = (
+        select(File)
+        .where(
+            File.project_id == project_id,
+            File.folder_id.is_(None) if folder_id is None else File.folder_id == folder_id,
+            File.normalized_name == normalized,
+            File.deleted_at.is_(None),
         )
-    ).scalar_one_or_none()
+        .order_by(File.id)
+        .limit(1)
+    )
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def next_version(db: AsyncSession, file_id: str) -> int:
     """Atomically take the file's next version number (never reused, even after deletes)."""
-    return int(
-        (
-            await db.execute(
-                update(File)
-                .where(File.id == file_id)
-                .values(version_seq=File.version_seq + 1)
-                .returning(File.version_seq)
-                .execution_options(synchronize_session=False)
-            )
-        ).scalar_one()
+    statement = (
+        update(File)
+        .where(File.id == file_id)
+        .values(version_seq=File.version_seq + 1)
+        .returning(File.version_seq)
+        .execution_options(synchronize_session=False)
     )
+    return int((await db.execute(statement)).scalar_one())
 
 
 def _file_columns() -> tuple[Any, ...]:
@@ -191,28 +175,22 @@ async def list_files(
 
 
 async def file_row(db: AsyncSession, file_id: str) -> Any:
-    return (
-        await db.execute(
-            select(*_file_columns())
-            .outerjoin(FileVersion, FileVersion.id == File.latest_version_id)
-            .where(File.id == file_id)
-        )
-    ).one()
+    query = (
+        select(*_file_columns())
+        .outerjoin(FileVersion, FileVersion.id == File.latest_version_id)
+        .where(File.id == file_id)
+    )
+    return (await db.execute(query)).one()
 
 
 async def live_versions(db: AsyncSession, file_id: str) -> Sequence[FileVersion]:
     """The file's versions that are not deleted, newest first."""
-    return (
-        (
-            await db.execute(
-                select(FileVersion)
-                .where(FileVersion.file_id == file_id, FileVersion.deleted_at.is_(None))
-                .order_by(FileVersion.version.desc())
-            )
-        )
-        .scalars()
-        .all()
+    query = (
+        select(FileVersion)
+        .where(FileVersion.file_id == file_id, FileVersion.deleted_at.is_(None))
+        .order_by(FileVersion.version.desc())
     )
+    return (await db.execute(query)).scalars().all()
 
 
 async def get_version(db: AsyncSession, file_id: str, version: int | None) -> FileVersion | None:
@@ -232,25 +210,15 @@ async def versions_of_files(db: AsyncSession, file_ids: Sequence[str]) -> Sequen
     """``(id, file_id, size_bytes, storage_key)`` of the live versions of these files."""
     if not file_ids:
         return []
-    return (
-        await db.execute(
-            select(
-                FileVersion.id, FileVersion.file_id, FileVersion.size_bytes, FileVersion.storage_key
-            ).where(FileVersion.file_id.in_(file_ids), FileVersion.deleted_at.is_(None))
-        )
-    ).all()
+    query = select(
+        FileVersion.id, FileVersion.file_id, FileVersion.size_bytes, FileVersion.storage_key
+    ).where(FileVersion.file_id.in_(file_ids), FileVersion.deleted_at.is_(None))
+    return (await db.execute(query)).all()
 
 
 async def live_files_in_folders(db: AsyncSession, folder_ids: Sequence[str]) -> list[str]:
-    return list(
-        (
-            await db.execute(
-                select(File.id).where(File.folder_id.in_(folder_ids), File.deleted_at.is_(None))
-            )
-        )
-        .scalars()
-        .all()
-    )
+    query = select(File.id).where(File.folder_id.in_(folder_ids), File.deleted_at.is_(None))
+    return list((await db.execute(query)).scalars().all())
 
 
 async def soft_delete(

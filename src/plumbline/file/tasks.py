@@ -32,13 +32,10 @@ async def purge_stale_uploads(db: AsyncSession, payload: Payload | None = None) 
     """Remove uploads that expired a day ago without being completed, and any bytes their URL
     received. Flushes only; the caller commits."""
     cutoff = clock.now() - STALE_AFTER
-    rows = (
-        await db.execute(
-            select(Upload.id, Upload.storage_key).where(
-                Upload.status == PENDING, Upload.expires_at < cutoff
-            )
-        )
-    ).all()
+    query = select(Upload.id, Upload.storage_key).where(
+        Upload.status == PENDING, Upload.expires_at < cutoff
+    )
+    rows = (await db.execute(query)).all()
     for row in rows:
         await discard(row.storage_key)
     if rows:

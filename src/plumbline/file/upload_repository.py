@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, and_, case, func, select, update
+from sqlalchemy import CursorResult, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.models import Attachment, Upload, Workspace
@@ -71,17 +71,12 @@ async def free_storage(db: AsyncSession, workspace_id: str, size: int) -> None:
 
 
 async def count_attachments(db: AsyncSession, entity_type: str, entity_id: str) -> int:
-    return int(
-        (
-            await db.execute(
-                select(func.count(Attachment.id)).where(
-                    Attachment.entity_type == entity_type,
-                    Attachment.entity_id == entity_id,
-                    Attachment.deleted_at.is_(None),
-                )
-            )
-        ).scalar_one()
+    query = select(func.count(Attachment.id)).where(
+        Attachment.entity_type == entity_type,
+        Attachment.entity_id == entity_id,
+        Attachment.deleted_at.is_(None),
     )
+    return int((await db.execute(query)).scalar_one())
 
 
 async def attachments_for(
@@ -89,53 +84,41 @@ async def attachments_for(
 ) -> Sequence[Any]:
     if not entity_ids:
         return []
-    return (
-        await db.execute(
-            select(
-                Attachment.id,
-                Attachment.entity_id,
-                Attachment.file_name,
-                Attachment.content_type,
-                Attachment.size_bytes,
-                Attachment.storage_key,
-                Attachment.created_at,
-                Attachment.created_by,
-            )
-            .where(
-                and_(
-                    Attachment.entity_type == entity_type,
-                    Attachment.entity_id.in_(entity_ids),
-                    Attachment.deleted_at.is_(None),
-                )
-            )
-            .order_by(Attachment.id)
+    query = (
+        select(
+            Attachment.id,
+            Attachment.entity_id,
+            Attachment.file_name,
+            Attachment.content_type,
+            Attachment.size_bytes,
+            Attachment.storage_key,
+            Attachment.created_at,
+            Attachment.created_by,
         )
-    ).all()
+        .where(
+            Attachment.entity_type == entity_type,
+            Attachment.entity_id.in_(entity_ids),
+            Attachment.deleted_at.is_(None),
+        )
+        .order_by(Attachment.id)
+    )
+    return (await db.execute(query)).all()
 
 
 async def get_attachment(db: AsyncSession, attachment_id: str) -> Attachment | None:
-    return (
-        await db.execute(
-            select(Attachment).where(
-                Attachment.id == attachment_id, Attachment.deleted_at.is_(None)
-            )
-        )
-    ).scalar_one_or_none()
+    query = select(Attachment).where(
+        Attachment.id == attachment_id, Attachment.deleted_at.is_(None)
+    )
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def get_workspace(db: AsyncSession, workspace_id: str) -> Workspace | None:
-    return (
-        await db.execute(
-            select(Workspace).where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
-        )
-    ).scalar_one_or_none()
+    query = select(Workspace).where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def workspace_logo(db: AsyncSession, workspace_id: str) -> Any:
-    return (
-        await db.execute(
-            select(Workspace.logo_key, Workspace.logo_content_type).where(
-                Workspace.id == workspace_id, Workspace.deleted_at.is_(None)
-            )
-        )
-    ).first()
+    query = select(Workspace.logo_key, Workspace.logo_content_type).where(
+        Workspace.id == workspace_id, Workspace.deleted_at.is_(None)
+    )
+    return (await db.execute(query)).first()

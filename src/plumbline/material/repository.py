@@ -62,8 +62,7 @@ async def get(db: AsyncSession, workspace_id: str, material_id: str) -> Material
     query = select(Material).where(
         Material.id == material_id, Material.workspace_id == workspace_id
     )
-    material: Material | None = (await db.execute(query)).scalar_one_or_none()
-    return material
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def sku_owner(db: AsyncSession, workspace_id: str, sku: str) -> str | None:

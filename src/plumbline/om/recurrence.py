@@ -14,18 +14,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dateutil.relativedelta import relativedelta
 
-FREQUENCIES = (
-    "DAILY",
-    "WEEKLY",
-    "BIWEEKLY",
-    "MONTHLY",
-    "QUARTERLY",
-    "SEMI_ANNUAL",
-    "ANNUAL",
-    "CUSTOM",
-)
-BASES = ("FIXED", "FLOATING")
-HEALTH = ("OVERDUE", "DUE_SOON", "ON_TRACK")
 DUE_SOON_DAYS = 7
 MAX_INTERVAL_DAYS = 3650
 _MONTHS = {"MONTHLY": 1, "QUARTERLY": 3, "SEMI_ANNUAL": 6, "ANNUAL": 12}

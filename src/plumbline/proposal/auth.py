@@ -3,6 +3,7 @@
 Internal members and API keys read and write; external collaborators (clients included) see no
 proposals here (403 on the list, 404 on one): clients answer them through the portal."""
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import Depends
@@ -16,27 +17,16 @@ from plumbline.models import Proposal
 from plumbline.proposal import repository
 from plumbline.records.visibility import Visibility
 
+
+def _access(permission: Permission, scope: str) -> Callable[..., Awaitable[ProjectContext]]:
+    return project_access(permission, scope=scope, module="proposals", feature=Feature.PROPOSALS)
+
+
 CanReadProposals = Annotated[
-    ProjectContext,
-    Depends(
-        project_access(
-            Permission.RECORDS_READ,
-            scope="proposals:read",
-            module="proposals",
-            feature=Feature.PROPOSALS,
-        )
-    ),
+    ProjectContext, Depends(_access(Permission.RECORDS_READ, "proposals:read"))
 ]
 CanWriteProposals = Annotated[
-    ProjectContext,
-    Depends(
-        project_access(
-            Permission.RECORDS_WRITE,
-            scope="proposals:write",
-            module="proposals",
-            feature=Feature.PROPOSALS,
-        )
-    ),
+    ProjectContext, Depends(_access(Permission.RECORDS_WRITE, "proposals:write"))
 ]
 
 

@@ -22,8 +22,7 @@ async def get(
     query = select(Proposal).where(Proposal.id == proposal_id, *vis.where(Proposal))
     if lock:
         query = query.with_for_update(of=Proposal)
-    proposal: Proposal | None = (await db.execute(query)).scalar_one_or_none()
-    return proposal
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def expire_past_due(db: AsyncSession, now: datetime) -> Rows:

@@ -34,13 +34,10 @@ async def _rowcount(db: AsyncSession, statement: Any) -> int:
 
 async def get_lock(db: AsyncSession, version_id: str) -> tuple[str, datetime, datetime] | None:
     """``(locked_by, locked_at, expires_at)`` of the lock row, expired or not."""
-    row = (
-        await db.execute(
-            select(FileLock.locked_by, FileLock.locked_at, FileLock.expires_at).where(
-                FileLock.file_version_id == version_id
-            )
-        )
-    ).first()
+    query = select(FileLock.locked_by, FileLock.locked_at, FileLock.expires_at).where(
+        FileLock.file_version_id == version_id
+    )
+    row = (await db.execute(query)).first()
     return None if row is None else (row.locked_by, row.locked_at, row.expires_at)
 
 
@@ -112,13 +109,10 @@ async def delete_lock(db: AsyncSession, version_id: str, holder: str) -> bool:
 
 
 async def get_state(db: AsyncSession, version_id: str) -> tuple[dict[str, Any], int] | None:
-    row = (
-        await db.execute(
-            select(ViewerState.state, ViewerState.revision).where(
-                ViewerState.file_version_id == version_id
-            )
-        )
-    ).first()
+    query = select(ViewerState.state, ViewerState.revision).where(
+        ViewerState.file_version_id == version_id
+    )
+    row = (await db.execute(query)).first()
     return None if row is None else (row.state, row.revision)
 
 

@@ -85,8 +85,7 @@ async def get(
     query = select(Asset).where(Asset.id == asset_id, *live(project_id))
     if lock:
         query = query.with_for_update()
-    asset: Asset | None = (await db.execute(query)).scalar_one_or_none()
-    return asset
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def tag_taken(

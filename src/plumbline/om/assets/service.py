@@ -43,7 +43,6 @@ AUDITED = (
     "status",
     "meters",
 )
-EDITABLE_COLUMNS = tuple(zip(AUDITED, FIELDS.columns_of(AUDITED), strict=True))
 
 
 def meter_view(meter: Mapping[str, Any]) -> dict[str, Any]:
@@ -67,16 +66,7 @@ def _meters(
 ) -> list[dict[str, Any]]:
     """The declared meters, each keeping the last reading of the current meter of its type."""
     last = {meter["type"]: meter for meter in current}
-    return [
-        {
-            "type": meter["type"],
-            "unit": meter["unit"],
-            "cumulative": meter["cumulative"],
-            "lastReading": last.get(meter["type"], {}).get("lastReading"),
-            "lastReadingAt": last.get(meter["type"], {}).get("lastReadingAt"),
-        }
-        for meter in declared
-    ]
+    return [meter_view({**last.get(meter["type"], {}), **meter}) for meter in declared]
 
 
 class AssetService:

@@ -81,8 +81,7 @@ async def get_template(
     )
     if lock:
         query = query.with_for_update()
-    found: InspectionTemplate | None = (await db.execute(query)).scalar_one_or_none()
-    return found
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def list_runs(
@@ -108,8 +107,7 @@ async def get_run(db: AsyncSession, vis: Visibility, run_id: str) -> InspectionR
     query = select(InspectionRun).where(
         InspectionRun.id == run_id, *vis.where(InspectionRun, _assigned)
     )
-    found: InspectionRun | None = (await db.execute(query)).scalar_one_or_none()
-    return found
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def claim_completion(db: AsyncSession, run_id: str, values: dict[str, Any]) -> bool:

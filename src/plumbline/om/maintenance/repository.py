@@ -73,8 +73,7 @@ async def get(
     )
     if lock:
         query = query.with_for_update()
-    schedule: MaintenanceSchedule | None = (await db.execute(query)).scalar_one_or_none()
-    return schedule
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def due_by(db: AsyncSession, project_id: str, end: datetime) -> Sequence[MaintenanceSchedule]:
@@ -134,8 +133,7 @@ async def work_order(db: AsyncSession, project_id: str, issue_id: str) -> Issue 
         Issue.issue_kind == "WORK_ORDER",
         Issue.deleted_at.is_(None),
     )
-    issue: Issue | None = (await db.execute(query)).scalar_one_or_none()
-    return issue
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def completed_work_order(db: AsyncSession, work_order_id: str) -> bool:
@@ -148,8 +146,7 @@ async def completed_work_order(db: AsyncSession, work_order_id: str) -> bool:
 async def work_order_due(db: AsyncSession, issue_id: str) -> datetime | None:
     """The due date a generated work order was made for."""
     query = select(W.due_at).where(W.issue_id == issue_id)
-    due: datetime | None = (await db.execute(query)).scalar_one_or_none()
-    return due
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def completion_due(
@@ -159,8 +156,7 @@ async def completion_due(
     query = select(MaintenanceCompletion).where(
         MaintenanceCompletion.schedule_id == schedule_id, MaintenanceCompletion.due_at == due_at
     )
-    found: MaintenanceCompletion | None = (await db.execute(query.limit(1))).scalar_one_or_none()
-    return found
+    return (await db.execute(query.limit(1))).scalar_one_or_none()
 
 
 async def completion_between(
@@ -177,8 +173,7 @@ async def completion_between(
         .order_by(MaintenanceCompletion.id)
         .limit(1)
     )
-    found: MaintenanceCompletion | None = (await db.execute(query)).scalar_one_or_none()
-    return found
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def asset_meters(db: AsyncSession, asset_id: str) -> list[dict[str, Any]]:

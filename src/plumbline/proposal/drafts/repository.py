@@ -42,8 +42,6 @@ def filtered(vis: Visibility, filters: ProposalFilters, now: datetime) -> list[C
     if filters.updated_since is not None:
         conditions.append(Proposal.updated_at >= filters.updated_since)
     if filters.q:
-        escaped = filters.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
         searched = (
             Proposal.title,
             Proposal.reference,
@@ -51,7 +49,7 @@ def filtered(vis: Visibility, filters: ProposalFilters, now: datetime) -> list[C
             Proposal.client_company,
             Proposal.client_email,
         )
-        conditions.append(or_(*(column.ilike(pattern, escape="\\") for column in searched)))
+        conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
     return conditions
 
 
@@ -65,8 +63,7 @@ async def list_rows(
 async def signature(db: AsyncSession, proposal_id: str) -> bytes | None:
     """The client's signature (PNG) once accepted, for the PDF."""
     query = select(Proposal.signature_png).where(Proposal.id == proposal_id)
-    found: bytes | None = (await db.execute(query)).scalar_one_or_none()
-    return found
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:

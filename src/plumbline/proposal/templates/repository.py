@@ -22,8 +22,7 @@ async def get(db: AsyncSession, workspace_id: str, template_id: str) -> Proposal
     query = select(ProposalTemplate).where(
         ProposalTemplate.id == template_id, ProposalTemplate.workspace_id == workspace_id
     )
-    template: ProposalTemplate | None = (await db.execute(query)).scalar_one_or_none()
-    return template
+    return (await db.execute(query)).scalar_one_or_none()
 
 
 async def name_taken(
