@@ -34,18 +34,7 @@ ENTITY = "material"
 DEFAULT_CURRENCY = "USD"
 EDITABLE = ("name", "unit", "unitPrice", "currency", "sku", "category", "supplier")
 COLUMNS = FIELDS.columns_of(EDITABLE)
-CSV_HEADER = (
-    "id",
-    "name",
-    "unit",
-    "unitPrice",
-    "currency",
-    "sku",
-    "category",
-    "supplier",
-    "createdAt",
-    "updatedAt",
-)
+CSV_HEADER = ("id", *EDITABLE, "createdAt", "updatedAt")
 
 
 def to_read(values: Any) -> dict[str, Any]:

@@ -17,22 +17,12 @@ from plumbline.records.export import csv_bytes
 from plumbline.records.visibility import Visibility
 from plumbline.schedule import repository as repo
 from plumbline.schedule.errors import ScheduleHiddenFromClients
-from plumbline.schedule.schemas import ScheduleIn, TaskIn
+from plumbline.schedule.schemas import ScheduleIn, TaskIn, TaskRead
 from plumbline.schedule.validation import check, check_assignees
 
 ENTITY = "schedule"
-CSV_HEADER = (
-    "id",
-    "name",
-    "startDate",
-    "endDate",
-    "status",
-    "progressPercent",
-    "parentId",
-    "isMilestone",
-    "assigneeId",
-    "dependencies",
-)
+# The columns of the CSV export: the fields of a task as the API reads it.
+CSV_HEADER = tuple(TaskRead.model_fields)
 
 
 def _task(row: Mapping[Any, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created, diff
@@ -29,20 +30,8 @@ from plumbline.records import add_record, references, soft_delete
 from plumbline.records.references import ASSET
 
 ENTITY = "asset"
-AUDITED = (
-    "tag",
-    "name",
-    "category",
-    "manufacturer",
-    "model",
-    "serialNumber",
-    "location",
-    "installDate",
-    "warrantyExpires",
-    "parentAssetId",
-    "status",
-    "meters",
-)
+# What an update may change, and the audit log compares.
+AUDITED = tuple(to_camel(name) for name in AssetUpdate.model_fields)
 
 
 def meter_view(meter: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,23 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.authz.project import ProjectContext
 from plumbline.kit import clock
 from plumbline.om.fm_dashboard import repository as repo
+from plumbline.om.fm_dashboard.schemas import FmDashboardRead
 from plumbline.om.recurrence import DUE_SOON_DAYS, end_of_day, local_day, zone
 
-ORDER = (
-    "openWorkOrders",
-    "inProgressWorkOrders",
-    "openOccupantRequests",
-    "overdueMaintenance",
-    "maintenanceDueThisWeek",
-    "maintenanceDueSoon",
-    "pmCompliancePct",
-    "workOrderBacklogOver7Days",
-    "workOrderBacklogOver30Days",
-    "mttrHours",
-    "assetsTracked",
-    "overdueInspections",
-    "failedInspectionsLast30Days",
-)
+# The figures in the spec's order: the response's.
+ORDER = tuple(FmDashboardRead.model_fields)
 
 
 def _one_decimal(value: Any) -> float | None:
