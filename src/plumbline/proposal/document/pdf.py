@@ -10,7 +10,7 @@ blank lines to sign before.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -222,7 +222,7 @@ def _acceptance(pdf: FPDF, proposal: Mapping[str, Any], signature: bytes | None)
     _heading(pdf, "Acceptance")
     pdf.set_font(FONT, "", 9)
     accepted = proposal["status"] == "ACCEPTED" and proposal.get("acceptedAt")
-    width = pdf.epw
+    column = (pdf.epw - 20) / 3
     if not accepted:
         pdf.multi_cell(
             0,
@@ -232,17 +232,7 @@ def _acceptance(pdf: FPDF, proposal: Mapping[str, Any], signature: bytes | None)
             new_y=YPos.NEXT,
         )
         pdf.ln(16)
-        y = pdf.get_y()
-        column = (width - 20) / 3
-        for index, label in enumerate(("Signature", "Name", "Date")):
-            x = pdf.l_margin + index * (column + 10)
-            pdf.set_draw_color(120, 120, 120)
-            pdf.line(x, y, x + column, y)
-            pdf.set_xy(x, y + 1)
-            pdf.set_text_color(*GREY)
-            pdf.cell(column, 5, label)
-        pdf.set_text_color(0, 0, 0)
-        pdf.set_xy(pdf.l_margin, y + 8)
+        _sign_lines(pdf, pdf.get_y(), column, ("", "", ""))
         return
     pdf.multi_cell(
         0,
@@ -254,21 +244,20 @@ def _acceptance(pdf: FPDF, proposal: Mapping[str, Any], signature: bytes | None)
     )
     pdf.ln(2)
     y = pdf.get_y()
-    column = (width - 20) / 3
     if signature:
         try:
             image = io.BytesIO(signature)
             pdf.image(image, x=pdf.l_margin, y=y, w=column, h=22, keep_aspect_ratio=True)
         except (FPDFException, OSError, ValueError, SyntaxError):
             pass  # an unreadable image leaves the signature line empty, never the document
-    y += 24
+    signed = ("", proposal.get("signerName") or "", day(proposal["acceptedAt"]))
+    _sign_lines(pdf, y + 24, column, signed)
+
+
+def _sign_lines(pdf: FPDF, y: float, column: float, values: Sequence[str]) -> None:
+    """The signature, name and date lines, each with its label below and its value above."""
     pdf.set_draw_color(120, 120, 120)
-    values = (
-        ("Signature", ""),
-        ("Name", proposal.get("signerName") or ""),
-        ("Date", day(proposal["acceptedAt"])),
-    )
-    for index, (label, value) in enumerate(values):
+    for index, (label, value) in enumerate(zip(("Signature", "Name", "Date"), values, strict=True)):
         x = pdf.l_margin + index * (column + 10)
         if value:
             pdf.set_xy(x, y - 6)
