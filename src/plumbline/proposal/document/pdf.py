@@ -99,11 +99,7 @@ def render(
     half = width / 2
     _party(pdf, MARGIN, top, half - 4, "FROM", [company_name, f"Project: {project_name}"])
     left_bottom = pdf.get_y()
-    client = [
-        proposal.get("clientName") or "",
-        proposal.get("clientCompany") or "",
-        proposal.get("clientEmail") or "",
-    ]
+    client = [proposal.get(name) for name in ("clientName", "clientCompany", "clientEmail")]
     _party(pdf, MARGIN + half, top, half, "PREPARED FOR", [line for line in client if line])
     pdf.set_y(max(left_bottom, pdf.get_y()) + 4)
 
@@ -128,9 +124,7 @@ def render(
         text_align=("LEFT", "RIGHT", "LEFT", "RIGHT", "RIGHT"),
         padding=1.2,
     ) as table:
-        heading = table.row()
-        for name in ("Item", "Qty", "Unit", "Rate", "Line total"):
-            heading.cell(name)
+        table.row(("Item", "Qty", "Unit", "Rate", "Line total"))
         for item in proposal["items"]:
             row = table.row()
             text = item["name"]
@@ -142,8 +136,7 @@ def render(
             row.cell(money(item["rate"], currency))
             row.cell(money(item["lineTotal"], currency))
         if not proposal["items"]:
-            row = table.row()
-            row.cell("No items yet", colspan=5)
+            table.row().cell("No items yet", colspan=5)
     pdf.ln(2)
 
     # Totals, right-aligned under the table.
