@@ -136,11 +136,6 @@ async def detach(db: AsyncSession, project_id: str, asset_id: str) -> list[str]:
     return [row[0] for row in paused]
 
 
-async def add_reading(db: AsyncSession, values: dict[str, Any]) -> None:
-    db.add(MeterReading(**values))
-    await db.flush()
-
-
 async def list_readings(
     db: AsyncSession, asset_id: str, meter_type: str | None, page: PageParams
 ) -> Sequence[Row[Any]]:

@@ -20,7 +20,7 @@ from plumbline.errors import InvalidField, found
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Asset
+from plumbline.models import Asset, MeterReading
 from plumbline.om.assets import repository as repo
 from plumbline.om.assets.repository import FIELDS, READING_FIELDS
 from plumbline.om.assets.schemas import AssetCreate, AssetFilters, AssetUpdate, ReadingCreate
@@ -185,7 +185,8 @@ class AssetService:
             "recorded_by": ctx.user_id,
             "created_at": now,
         }
-        await repo.add_reading(db, reading)
+        db.add(MeterReading(**reading))
+        await db.flush()
         if last_at is None or read_at >= last_at:
             meter["lastReading"] = float(value)
             meter["lastReadingAt"] = clock.iso(read_at)

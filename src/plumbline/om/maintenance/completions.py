@@ -126,7 +126,8 @@ class CompletionService:
             meter_reading=reading,
             created_at=clock.now(),
         )
-        await repo.add_completion(db, completion)
+        db.add(completion)
+        await db.flush()
         schedule.next_due_at, schedule.anchor_day = recurrence.next_due(
             basis=schedule.basis,
             frequency=schedule.frequency,

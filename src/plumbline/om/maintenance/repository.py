@@ -180,8 +180,3 @@ async def asset_meters(db: AsyncSession, asset_id: str) -> list[dict[str, Any]]:
     """The meters of a schedule's asset (deleted or not: its work orders may still be done)."""
     query = select(Asset.meters).where(Asset.id == asset_id)
     return list((await db.execute(query)).scalar_one() or ())
-
-
-async def add_completion(db: AsyncSession, completion: MaintenanceCompletion) -> None:
-    db.add(completion)
-    await db.flush()
