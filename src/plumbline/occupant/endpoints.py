@@ -33,6 +33,8 @@ LINKS = "/projects/{projectId}/om/occupant-links"
 EXPIRED = errors(texts={410: "The link (or the photo token) has expired"})
 QR_ERRORS = errors(
     404,
+    409,
+    410,
     texts={
         409: "The link was made before links had printable codes",
         410: "The link has expired",
@@ -74,7 +76,9 @@ async def create_link(ctx: CanManageLinks, db: DB, body: LinkCreate) -> ORJSONRe
 )
 @read_only
 async def link_labels(
-    ctx: CanReadLinks, db: DB, paper: Annotated[Paper, Query()] = "A4"
+    ctx: CanReadLinks,
+    db: DB,
+    paper: Annotated[Paper, Query(description="The paper size: A4 (default) or Letter")] = "A4",
 ) -> Response:
     """A printable sheet of the project's live links: twelve labels a page, each with the asset's
     name, tag, location and QR code (paper A4 or Letter)."""
