@@ -1,10 +1,12 @@
 """`plumbline demo` run as the CLI: what it prints works, and every module has data to show."""
 
+import io
 import re
 from collections import Counter
 from typing import Any
 
 import httpx
+from pypdf import PdfReader
 
 from tests.cli.test_cli import plumbline
 from tests.factories import key_headers
@@ -91,6 +93,12 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     assert lobby, result.stdout
     meta = await client.get(lobby.group(1))
     assert meta.status_code == 200 and meta.json()["asset"] is None
+    labels = re.search(r"occupant label sheet \(PDF\): http://[^/]+(\S+)", result.stdout)
+    assert labels and labels.group(1) == f"{base}/om/occupant-links/labels.pdf", result.stdout
+    sheet = await client.get(labels.group(1), headers=key_headers(key))
+    assert sheet.status_code == 200 and sheet.headers["content-type"] == "application/pdf"
+    text = PdfReader(io.BytesIO(sheet.content)).pages[0].extract_text()
+    assert "Lobby poster" in text and "Tag CH-01" in text
     assert all(i["workOrderType"] == "PREVENTIVE" for i in preventive)
     [walk] = await _list(client, key, f"{base}/om/inspection-templates")
     assert walk["name"] == "Monthly fire-safety walk" and walk["frequency"] == "MONTHLY"

@@ -132,7 +132,7 @@ async def _inspections(api: Api, base: str) -> None:
 
 async def _occupant(api: Api, base: str) -> list[tuple[str, str]]:
     """A lobby reporting link (printed) and a chiller's own QR link, with one request made
-    through each as an occupant would."""
+    through each as an occupant would; the label sheet of both (printed)."""
     assets = await api("GET", f"{base}/om/assets")
     chiller = next(a for a in assets if a["tag"] == "CH-01")
     lobby = await api("POST", f"{base}/om/occupant-links", json={"label": "Lobby poster"})
@@ -153,4 +153,5 @@ async def _occupant(api: Api, base: str) -> list[tuple[str, str]]:
             json={"title": title, "description": description, "reporterName": "Sam Tenant",
                   "reporterEmail": "sam.tenant@example.com"},
         )  # fmt: skip
-    return [("occupant portal (lobby link)", lobby["url"])]
+    sheet = f"{settings.public_url.rstrip('/')}{base}/om/occupant-links/labels.pdf"
+    return [("occupant portal (lobby link)", lobby["url"]), ("occupant label sheet (PDF)", sheet)]

@@ -13,9 +13,16 @@ from plumbline.auth.public_token import TokenPurpose, public_token
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, module_enabled, project_access
+from plumbline.kit import crypto
 from plumbline.occupant import repository as repo
 
 MODULE = "occupantPortal"
+
+
+def link_token(link_id: str) -> str:
+    """The token of the link ``link_id``: an HMAC of its id under the secret key, so that the
+    server can print it again as a QR code while storing only its hash (docs/decisions.md)."""
+    return crypto.sign(link_id, "occupant-link")
 
 
 async def _link(db: AsyncSession, token_hash: str) -> TokenGrant | None:

@@ -1,10 +1,16 @@
 """Occupant links (managers) and the portal they open: reporting, photos, tracking."""
 
+from typing import Annotated
+
+from fastapi import Query, Request, Response
+
 from plumbline.db import DB, UoW
 from plumbline.issue.schemas import ReferencePhoto, UploadTarget
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.occupant.auth import CanManageLinks, CanReadLinks, OccupantLinkToken, TrackingToken
+from plumbline.occupant.labels import MEDIA_TYPES, ImageKind, Paper, image_response
+from plumbline.occupant.labels import labels as label_service
 from plumbline.occupant.schemas import (
     LinkCreate,
     LinkCreated,
@@ -25,6 +31,24 @@ router = make_router(tags=["om"])
 portal_router = make_router(tags=["occupant portal"])
 LINKS = "/projects/{projectId}/om/occupant-links"
 EXPIRED = errors(texts={410: "The link (or the photo token) has expired"})
+QR_ERRORS = errors(
+    404,
+    409,
+    410,
+    texts={
+        409: "The link was made before links had printable codes",
+        410: "The link has expired",
+    },
+)
+
+
+def _qr_responses(kind: ImageKind) -> dict[int | str, dict[str, object]]:
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    return {
+        200: {"content": {MEDIA_TYPES[kind]: binary}, "description": "The QR code"},
+        304: {"description": "Not modified (If-None-Match)"},
+        **QR_ERRORS,
+    }
 
 
 @router.get(LINKS, response_model=list[LinkRead])
@@ -38,6 +62,46 @@ async def list_links(ctx: CanReadLinks, db: DB) -> ORJSONResponse:
 async def create_link(ctx: CanManageLinks, db: DB, body: LinkCreate) -> ORJSONResponse:
     """Make a reporting link (for a lobby poster or an asset's QR code); its token is shown once."""
     return ORJSONResponse(await occupants.create_link(db, ctx, body))
+
+
+@router.get(
+    LINKS + "/labels.pdf",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "The label sheet",
+        }
+    },
+)
+@read_only
+async def link_labels(
+    ctx: CanReadLinks,
+    db: DB,
+    paper: Annotated[Paper, Query(description="The paper size: A4 (default) or Letter")] = "A4",
+) -> Response:
+    """A printable sheet of the project's live links: twelve labels a page, each with the asset's
+    name, tag, location and QR code (paper A4 or Letter)."""
+    document = await label_service.sheet(db, ctx, paper)
+    filename = f"occupant-labels-{paper.lower()}.pdf"
+    headers = {"Content-Disposition": f'inline; filename="{filename}"'}
+    return Response(document, media_type="application/pdf", headers=headers)
+
+
+@router.get(LINKS + "/{linkId}/qr.png", response_class=Response, responses=_qr_responses("png"))
+@read_only
+async def link_qr_png(ctx: CanReadLinks, db: DB, request: Request, linkId: str) -> Response:
+    """The link's QR code as a PNG (10 px a module), encoding its occupant page's address."""
+    image, filename = await label_service.qr(db, ctx, linkId, "png")
+    return image_response(request, image, MEDIA_TYPES["png"], filename)
+
+
+@router.get(LINKS + "/{linkId}/qr.svg", response_class=Response, responses=_qr_responses("svg"))
+@read_only
+async def link_qr_svg(ctx: CanReadLinks, db: DB, request: Request, linkId: str) -> Response:
+    """The link's QR code as an SVG (white background), encoding its occupant page's address."""
+    image, filename = await label_service.qr(db, ctx, linkId, "svg")
+    return image_response(request, image, MEDIA_TYPES["svg"], filename)
 
 
 @router.delete(LINKS + "/{linkId}", response_model=Ok)

@@ -7,12 +7,20 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, insert, select
+from sqlalchemy import Row, and_, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from plumbline.models import AuditLog, Issue, OccupantLink, OccupantRequest, Project, Workspace
+from plumbline.models import (
+    Asset,
+    AuditLog,
+    Issue,
+    OccupantLink,
+    OccupantRequest,
+    Project,
+    Workspace,
+)
 
 # A link as the API answers it (its instants as they are: orjson writes them).
 LINK_FIELDS = {
@@ -50,6 +58,38 @@ async def get_link(db: AsyncSession, project_id: str, link_id: str) -> OccupantL
         OccupantLink.revoked_at.is_(None),
     )
     return (await db.execute(query)).scalar_one_or_none()
+
+
+async def sheet_links(
+    db: AsyncSession, project_id: str, now: datetime
+) -> Sequence[Row[str, str, str, datetime, str | None, str | None, str | None]]:
+    """The project's links that still open the portal (not revoked, not expired): id, label,
+    token hash, created, and their live asset's name, tag and location (None without one);
+    the assets' links first by tag, then the others by label."""
+    asset = and_(
+        Asset.id == OccupantLink.asset_id,
+        Asset.project_id == OccupantLink.project_id,
+        Asset.deleted_at.is_(None),
+    )
+    query = (
+        select(
+            OccupantLink.id,
+            OccupantLink.label,
+            OccupantLink.token_hash,
+            OccupantLink.created_at,
+            Asset.name,
+            Asset.tag,
+            Asset.location,
+        )
+        .outerjoin(Asset, asset)
+        .where(
+            OccupantLink.project_id == project_id,
+            OccupantLink.revoked_at.is_(None),
+            or_(OccupantLink.expires_at.is_(None), OccupantLink.expires_at > now),
+        )
+        .order_by(Asset.tag.is_(None), Asset.tag, OccupantLink.label, OccupantLink.id)
+    )
+    return (await db.execute(query)).all()
 
 
 async def link_by_token_hash(

@@ -21,12 +21,14 @@ from plumbline.errors import Expired, InvalidField, NotFound, found
 from plumbline.issue.photos import PHOTOS
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock, crypto, ratelimit
+from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var
 from plumbline.kit.mail import Mail
 from plumbline.mail.tasks import queue
 from plumbline.models import OccupantLink, OccupantRequest, Project, Workspace
 from plumbline.notification.service import notification
 from plumbline.occupant import repository as repo
+from plumbline.occupant.auth import link_token
 from plumbline.occupant.schemas import (
     LinkCreate,
     OccupantPhotoComplete,
@@ -73,15 +75,17 @@ class OccupantService:
         self, db: AsyncSession, ctx: ProjectContext, body: LinkCreate
     ) -> dict[str, Any]:
         """A link (expiring in the future, if at all; on an asset of the project, if any);
-        its token is answered once and stored hashed."""
+        its token is answered once and stored hashed (its QR code carries it again)."""
         if body.expires_at is not None and body.expires_at <= clock.now():
             raise InvalidField("expiresAt", "must be in the future")
         await references.require(db, ctx, ASSET, "assetId", body.asset_id)
-        token = crypto.random_token()
+        link_id = new_id()
+        token = link_token(link_id)
         link = await add_record(
             db,
             ctx,
             OccupantLink,
+            id=link_id,
             label=body.label,
             asset_id=body.asset_id,
             token_hash=crypto.sha256_hex(token),

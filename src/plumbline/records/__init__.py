@@ -36,12 +36,12 @@ R = TypeVar("R", bound=Base)
 
 async def add_record(db: AsyncSession, ctx: ProjectContext, model: type[R], /, **values: Any) -> R:
     """A new record of the caller's project, created (and updated, for a model that keeps
-    ``updated_at``) now by the caller, added and flushed."""
+    ``updated_at``) now by the caller, added and flushed; ``id`` when given, else a new one."""
     now = clock.now()
     if hasattr(model, "updated_at"):
         values["updated_at"] = now
     record = model(
-        id=new_id(),
+        id=values.pop("id", None) or new_id(),
         project_id=ctx.project.id,
         workspace_id=ctx.workspace.id,
         created_by=ctx.user_id,
