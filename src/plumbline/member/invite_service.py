@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, audit_stamp, created
+from plumbline.audit.service import audit_change, audit_stamp, created, diff
 from plumbline.authz.permissions import Role
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
@@ -72,8 +72,14 @@ def new_token() -> tuple[str, str]:
     return token, crypto.sha256_hex(token)
 
 
-def _is_pending(invite: EmailInvite) -> bool:
-    return invite.accepted_at is None and invite.revoked_at is None
+def _terms(invite: EmailInvite) -> dict[str, Any]:
+    """What ``update_email`` may change, as the audit log compares it."""
+    return {
+        "role": invite.role,
+        "kind": invite.kind,
+        "projectIds": list(invite.project_ids),
+        "expiresAt": invite.expires_at,
+    }
 
 
 def _invite_mail(invite: EmailInvite, token: str, workspace_name: str, inviter: str | None) -> Mail:
@@ -224,7 +230,7 @@ class InviteService:
             await repository.email_invite(db, ctx.workspace.id, invite_id, lock=True),
             "Invite not found",
         )
-        if not _is_pending(invite):
+        if invite.accepted_at is not None or invite.revoked_at is not None:
             raise InviteNotPending()
         return invite
 
@@ -268,22 +274,11 @@ class InviteService:
             role = Role.MEMBER.value
         wanted = invite.project_ids if data.project_ids is None else data.project_ids
         project_ids = await self._check_terms(db, ctx, role, kind, list(wanted))
-        before: dict[str, Any] = {
-            "role": invite.role,
-            "kind": invite.kind,
-            "projectIds": list(invite.project_ids),
-            "expiresAt": clock.iso(invite.expires_at),
-        }
+        before = _terms(invite)
         invite.role, invite.kind, invite.project_ids = role, kind, project_ids
         if data.expires_in_days is not None:
             invite.expires_at = clock.now() + timedelta(days=data.expires_in_days)
-        after: dict[str, Any] = {
-            "role": invite.role,
-            "kind": invite.kind,
-            "projectIds": list(invite.project_ids),
-            "expiresAt": clock.iso(invite.expires_at),
-        }
-        changes = {k: [before[k], v] for k, v in after.items() if before[k] != v}
+        changes = diff(before, _terms(invite))
         if changes:
             await audit_change(
                 db, ctx, ("email_invite", invite.id), "email_invite.updated", changes
