@@ -34,8 +34,7 @@ Filters = Annotated[PunchFilters, Depends(punch_filters)]
 @read_only
 async def list_punch(ctx: CanReadPunch, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
     """List punch items, newest first (filters: status, priority, assignee, trade, text)."""
-    rows, headers = await punch_service.list_items(db, ctx, filters, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await punch_service.list_items(db, ctx, filters, page))
 
 
 @router.post("", response_model=PunchRead)
