@@ -73,10 +73,6 @@ def _changed(changes: dict[str, Any], column: str, current: str | None) -> str |
     return value if value != current else None
 
 
-def _snapshot(issue: Issue) -> dict[str, Any]:
-    return FIELDS.audited(issue, AUDITED)
-
-
 def _announce(uow: UnitOfWork, issue_id: str, action: str, *version_ids: str | None) -> None:
     """After the commit, tell whoever views the drawing versions the issue is (or was) pinned on:
     ``issues_changed`` on their co-viewing stream (PRODUCT §7)."""
@@ -164,10 +160,6 @@ class IssueService:
         by_issue = await PHOTOS.of(db, [issue_id])
         return FIELDS.row(row, referencePhotos=by_issue.get(issue_id) or [])
 
-    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> str:
-        await references.require_assignee(db, ctx, user_id)
-        return user_id
-
     async def _resolve_file(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str | None, version_id: str | None
     ) -> tuple[str | None, str | None]:
@@ -192,18 +184,6 @@ class IssueService:
             db, ctx, MAINTENANCE_SCHEDULE, "maintenanceScheduleId", schedule_id
         )
 
-    async def _notify_assigned(
-        self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: str
-    ) -> None:
-        await ASSIGNED.send(
-            uow,
-            ctx,
-            [assignee],
-            record_id=issue["id"],
-            number=issue["number"],
-            title=issue["title"],
-        )
-
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, body: IssueCreate
     ) -> dict[str, Any]:
@@ -212,7 +192,8 @@ class IssueService:
             raise InvalidIssueField(
                 "issueKind", "occupant requests are created through the occupant portal"
             )
-        assignee = await self._assignee(db, ctx, body.assignee_id) if body.assignee_id else None
+        assignee = body.assignee_id
+        await references.require_assignee(db, ctx, assignee)
         file_id, version_id = await self._resolve_file(db, ctx, body.file_id, body.file_version_id)
         await self._check_o_and_m(db, ctx, body.asset_id, body.maintenance_schedule_id)
         values = new_issue(
@@ -238,8 +219,8 @@ class IssueService:
             checklist=checklist([item.model_dump() for item in body.checklist]),
         )
         issue = await self.insert(db, ctx.principal, values)
-        if assignee is not None:
-            await self._notify_assigned(uow, ctx, issue, assignee)
+        number, title = issue["number"], issue["title"]
+        await ASSIGNED.send(uow, ctx, [assignee], record_id=issue["id"], number=number, title=title)
         _announce(uow, issue["id"], "created", version_id)
         return issue
 
@@ -316,8 +297,8 @@ class IssueService:
         if "assignee_id" in changes and new_assignee != issue.assignee_id:
             if ctx.is_external:  # as for punch: they work on what they are given
                 raise ExternalCannotReassign()
-            if new_assignee is not None:
-                assignee = await self._assignee(db, ctx, new_assignee)
+            await references.require_assignee(db, ctx, new_assignee)
+            assignee = new_assignee
         if "file_id" in changes or "file_version_id" in changes:
             file_id = changes.get("file_id", issue.file_id)
             version_id = changes.get("file_version_id", issue.file_version_id)
@@ -333,7 +314,7 @@ class IssueService:
         )
         if "checklist" in changes:
             changes["checklist"] = checklist(changes["checklist"])
-        before = _snapshot(issue)
+        before = FIELDS.audited(issue, AUDITED)
         status = changes.pop("status", issue.status)
         for column, value in changes.items():
             setattr(issue, column, value)
@@ -341,7 +322,7 @@ class IssueService:
             _stamp_status(issue, status)
             if status in DONE:  # a preventive work order done completes its schedule, once
                 await hooks.done(db, ctx, issue)
-        changed = diff(before, _snapshot(issue))
+        changed = diff(before, FIELDS.audited(issue, AUDITED))
         if changed:
             issue.updated_at = clock.now()
             await audit_change(db, ctx, ("issue", issue.id), "issue.updated", changed)
@@ -349,8 +330,9 @@ class IssueService:
         await db.flush()
         by_issue = await PHOTOS.of(db, [issue.id])
         result = FIELDS.read(FIELDS.of(issue), referencePhotos=by_issue.get(issue.id) or [])
-        if assignee is not None:
-            await self._notify_assigned(uow, ctx, result, assignee)
+        await ASSIGNED.send(
+            uow, ctx, [assignee], record_id=issue.id, number=issue.number, title=issue.title
+        )
         return result
 
     async def delete(self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str) -> None:

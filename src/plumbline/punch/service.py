@@ -12,7 +12,7 @@ A reopened item starts again from OPEN, so its assignees pick it up anew. New it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -84,10 +84,6 @@ def _snapshot(item: PunchItem, assignee_ids: list[str]) -> dict[str, Any]:
     return FIELDS.audited(item, AUDITED) | {"assigneeIds": list(assignee_ids)}
 
 
-def _unique(values: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(values))
-
-
 class PunchService:
     def visibility(self, ctx: ProjectContext) -> Visibility:
         """Clients see punch items only where the project shares them (``showPunch``)."""
@@ -138,31 +134,18 @@ class PunchService:
                 ],
             )
 
-    async def _check_file_version(
-        self, db: AsyncSession, ctx: ProjectContext, version_id: str | None
-    ) -> None:
-        await references.require(db, ctx, FILE_VERSION, "fileVersionId", version_id)
-
-    async def _assigned(
-        self, uow: UnitOfWork, ctx: ProjectContext, item: PunchItem, user_ids: Iterable[str]
-    ) -> None:
-        """New assignees: a notification and an e-mail each."""
-        await ASSIGNED.send(
-            uow, ctx, user_ids, record_id=item.id, number=item.punch_number, title=item.title
-        )
-
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, data: PunchCreate
     ) -> dict[str, Any]:
         """A new OPEN item numbered in the project; an external's own item is assigned to them."""
         db = uow.session
         self.visibility(ctx).collection(PunchHiddenFromClients)
-        assignee_ids = _unique(data.assignee_ids or [])
+        assignee_ids = list(dict.fromkeys(data.assignee_ids or []))
         if data.assignee_ids is None and ctx.is_external and ctx.user_id:
             # An external's own item stays visible to them: it is theirs unless they say otherwise.
             assignee_ids = [ctx.user_id]
         await self._check_assignees(db, ctx, assignee_ids)
-        await self._check_file_version(db, ctx, data.file_version_id)
+        await references.require(db, ctx, FILE_VERSION, "fileVersionId", data.file_version_id)
         values = {name: getattr(data, name) for name in COLUMNS}
         values["pin"] = data.pin.model_dump() if data.pin else None
         number = await next_number(db, ctx.project.id, "punch")
@@ -170,7 +153,9 @@ class PunchService:
         await ASSIGNEES.set(db, item.id, assignee_ids)
         values = _snapshot(item, assignee_ids) | {"punchNumber": item.punch_number}
         await audit_change(db, ctx, (ENTITY, item.id), "punch.created", created(values))
-        await self._assigned(uow, ctx, item, assignee_ids)
+        await ASSIGNED.send(
+            uow, ctx, assignee_ids, record_id=item.id, number=number, title=item.title
+        )
         return FIELDS.read(FIELDS.of(item), assigneeIds=assignee_ids, referencePhotos=[])
 
     def _check_transition(self, ctx: ProjectContext, old: str, new: str) -> None:
@@ -216,7 +201,10 @@ class PunchService:
         elif new_status != old_status and old_status == "CLOSED":
             action = "punch.reopened"
         await audit_change(db, ctx, (ENTITY, item.id), action, changes)
-        await self._assigned(uow, ctx, item, [u for u in after_assignees if u not in current])
+        new = [u for u in after_assignees if u not in current]
+        await ASSIGNED.send(
+            uow, ctx, new, record_id=item.id, number=item.punch_number, title=item.title
+        )
         return after_assignees
 
     async def update(
@@ -231,11 +219,13 @@ class PunchService:
             values["pin"] = data.pin.model_dump()
         if "status" in given:
             values["status"] = data.status
-        assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
+        assignee_ids = None if data.assignee_ids is None else list(dict.fromkeys(data.assignee_ids))
         if assignee_ids is not None:
             await self._check_assignees(db, ctx, assignee_ids)
         if values.get("file_version_id"):
-            await self._check_file_version(db, ctx, values["file_version_id"])
+            await references.require(
+                db, ctx, FILE_VERSION, "fileVersionId", values["file_version_id"]
+            )
         current = (await ASSIGNEES.of(db, [item.id]))[item.id]
         after = await self._apply(uow, ctx, item, current, values, assignee_ids)
         await db.flush()
@@ -246,8 +236,8 @@ class PunchService:
     ) -> list[dict[str, Any]]:
         """Each item follows its own rules; one refusal does not stop the others."""
         db = uow.session
-        ids = _unique(data.ids)
-        assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
+        ids = list(dict.fromkeys(data.ids))
+        assignee_ids = None if data.assignee_ids is None else list(dict.fromkeys(data.assignee_ids))
         if assignee_ids is not None:
             await self._check_assignees(db, ctx, assignee_ids)
         vis = self.visibility(ctx).collection(PunchHiddenFromClients)
