@@ -151,12 +151,12 @@ _COUNTER = (
     .returning(ProjectCounter.value)
     .cte("counter")
 )
-_INSERTED = tuple(c for c in ISSUE_TABLE.c if c.key not in ("number", "deleted_at"))
+INSERTED = tuple(c for c in ISSUE_TABLE.c if c.key not in ("number", "deleted_at"))
 INSERT_NUMBERED = audit_repo.with_entry(
     insert(ISSUE_TABLE)
     .from_select(
-        [*_INSERTED, T.number],
-        select(*(bindparam(c.key, type_=c.type) for c in _INSERTED), _COUNTER.c.value),
+        [*INSERTED, T.number],
+        select(*(bindparam(c.key, type_=c.type) for c in INSERTED), _COUNTER.c.value),
     )
     .returning(T.number)
 )

@@ -103,22 +103,12 @@ def new_issue(
     now = clock.now()
     status = columns.get("status", "OPEN")
     return {
+        **dict.fromkeys(column.key for column in repo.INSERTED),  # null unless set below
         "id": new_id(),
         "project_id": project_id,
         "workspace_id": workspace_id,
-        "description": None,
         "priority": "MEDIUM",
         "issue_kind": "CONSTRUCTION",
-        "assignee_id": None,
-        "due_date": None,
-        "location": None,
-        "file_id": None,
-        "file_version_id": None,
-        "page_number": None,
-        "pin": None,
-        "asset_id": None,
-        "work_order_type": None,
-        "maintenance_schedule_id": None,
         "checklist": [],
         **columns,
         "status": status,
