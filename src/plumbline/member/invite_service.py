@@ -33,21 +33,13 @@ DEFAULT_DAYS = 14
 TOKEN_BYTES = 32
 
 
-def link_url(token: str) -> str:
-    return f"{settings.public_url.rstrip('/')}/invite/{token}"
-
-
-def email_link_url(token: str) -> str:
-    return f"{settings.public_url.rstrip('/')}/email-invite/{token}"
-
-
 def invite_dict(invite: Invite, token: str | None = None) -> dict[str, Any]:
     return {
         "id": invite.id,
         "role": invite.role,
         "expiresAt": clock.iso(invite.expires_at),
         "createdAt": clock.iso(invite.created_at),
-        "url": link_url(token) if token else None,
+        "url": f"{settings.public_url.rstrip('/')}/invite/{token}" if token else None,
     }
 
 
@@ -83,7 +75,7 @@ def _terms(invite: EmailInvite) -> dict[str, Any]:
 
 
 def _invite_mail(invite: EmailInvite, token: str, workspace_name: str, inviter: str | None) -> Mail:
-    url = email_link_url(token)
+    url = f"{settings.public_url.rstrip('/')}/email-invite/{token}"
     who = inviter or "A teammate"
     expires = clock.iso(invite.expires_at)
     text = (
