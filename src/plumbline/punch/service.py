@@ -37,7 +37,6 @@ from plumbline.punch.errors import (
 from plumbline.punch.repository import ASSIGNEES, FIELDS
 from plumbline.punch.schemas import (
     PhotoComplete,
-    PhotoPresign,
     PunchBulkUpdate,
     PunchCreate,
     PunchFilters,
@@ -46,7 +45,7 @@ from plumbline.punch.schemas import (
 from plumbline.records import Notice, add_record, references, soft_delete
 from plumbline.records.references import FILE_VERSION
 from plumbline.records.repository import assignable
-from plumbline.records.uploads import Uploads
+from plumbline.records.uploads import RecordFiles, Uploads
 from plumbline.records.visibility import Visibility
 
 ENTITY = "punch_item"
@@ -104,7 +103,7 @@ class PunchService:
             for row in found
         ], headers
 
-    async def _load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
+    async def load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
         return found(await repo.get(db, self.visibility(ctx), punch_id), "Punch item not found")
 
     async def _read(
@@ -119,7 +118,7 @@ class PunchService:
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> dict[str, Any]:
         """One item the caller may see (404 otherwise)."""
-        return await self._read(db, await self._load(db, ctx, punch_id))
+        return await self._read(db, await self.load(db, ctx, punch_id))
 
     async def _check_assignees(
         self, db: AsyncSession, ctx: ProjectContext, user_ids: list[str]
@@ -212,7 +211,7 @@ class PunchService:
     ) -> dict[str, Any]:
         """Edits and status steps of the workflow (closing and reopening by MANAGER and above)."""
         db = uow.session
-        item = await self._load(db, ctx, punch_id)
+        item = await self.load(db, ctx, punch_id)
         given = data.model_fields_set
         values: dict[str, Any] = {name: getattr(data, name) for name in COLUMNS if name in given}
         if "pin" in values and data.pin is not None:
@@ -270,7 +269,7 @@ class PunchService:
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> None:
         """Soft delete; members delete only the items they created."""
-        item = await self._load(db, ctx, punch_id)
+        item = await self.load(db, ctx, punch_id)
         await soft_delete(
             db,
             ctx,
@@ -280,25 +279,13 @@ class PunchService:
             refusal="You can delete only the punch items you created",
         )
 
-    async def presign_photo(
-        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoPresign
-    ) -> dict[str, Any]:
-        """An upload target for one reference photo (jpeg, png, webp, heic; 15 MB; 8 per item)."""
-        return await PHOTOS.presign(db, ctx, await self._load(db, ctx, punch_id), data)
-
     async def complete_photo(
         self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoComplete
     ) -> dict[str, Any]:
         """Record an uploaded photo; returns the item with its ``referencePhotos``."""
-        item = await self._load(db, ctx, punch_id)
+        item = await self.load(db, ctx, punch_id)
         await PHOTOS.complete(db, ctx, item, data)
         return await self._read(db, item)
-
-    async def delete_photo(
-        self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, photo_id: str
-    ) -> None:
-        """Remove a reference photo of an item the caller may see."""
-        await PHOTOS.delete(uow, ctx, await self._load(uow.session, ctx, punch_id), photo_id)
 
     def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[bytes]:
         """CSV of the filtered list, newest first."""
@@ -307,3 +294,5 @@ class PunchService:
 
 
 punch = PunchService()
+# Reference photos (jpeg, png, webp, heic; 15 MB; 8 per item) of the items the caller may see.
+punch_photos = RecordFiles(PHOTOS, punch.load)
