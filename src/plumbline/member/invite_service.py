@@ -106,7 +106,9 @@ class InviteService:
         self, db: AsyncSession, ctx: WorkspaceContext, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Live (unrevoked) link invites, newest first; tokens are never shown again."""
-        rows, headers = page.finish(await repository.list_invites(db, ctx.workspace.id, page))
+        rows, headers = page.finish(
+            await repository.list_invites(db, Invite, ctx.workspace.id, page)
+        )
         return [invite_dict(row) for row in rows], headers
 
     async def create_link(
@@ -137,7 +139,9 @@ class InviteService:
 
     async def revoke_link(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
         """Revoke a link invite of the workspace (404 for another workspace's)."""
-        invite = found(await repository.invite(db, ctx.workspace.id, invite_id), "Invite not found")
+        invite = found(
+            await repository.invite(db, Invite, ctx.workspace.id, invite_id), "Invite not found"
+        )
         await _revoke(db, ctx, invite, "invite")
 
     # E-mail invites
@@ -146,7 +150,9 @@ class InviteService:
         self, db: AsyncSession, ctx: WorkspaceContext, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Unrevoked e-mail invites (pending, expired and accepted), newest first."""
-        rows, headers = page.finish(await repository.list_email_invites(db, ctx.workspace.id, page))
+        rows, headers = page.finish(
+            await repository.list_invites(db, EmailInvite, ctx.workspace.id, page)
+        )
         return [email_invite_dict(row) for row in rows], headers
 
     async def _check_terms(
@@ -219,7 +225,7 @@ class InviteService:
         self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str
     ) -> EmailInvite:
         invite = found(
-            await repository.email_invite(db, ctx.workspace.id, invite_id, lock=True),
+            await repository.invite(db, EmailInvite, ctx.workspace.id, invite_id, lock=True),
             "Invite not found",
         )
         if invite.accepted_at is not None or invite.revoked_at is not None:

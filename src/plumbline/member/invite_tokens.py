@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -47,11 +48,14 @@ def _grant(purpose: str, lookup: Lookup) -> TokenLookup:
 
 
 INVITE_LINK = TokenPurpose(
-    "invite", _grant("invite", repository.invite_by_token_hash), unknown=NOT_FOUND, expired=EXPIRED
+    "invite",
+    _grant("invite", partial(repository.invite_by_token_hash, model=Invite)),
+    unknown=NOT_FOUND,
+    expired=EXPIRED,
 )
 EMAIL_INVITE = TokenPurpose(
     "email-invite",
-    _grant("email-invite", repository.email_invite_by_token_hash),
+    _grant("email-invite", partial(repository.invite_by_token_hash, model=EmailInvite)),
     unknown=NOT_FOUND,
     expired=EXPIRED,
     used=ACCEPTED,
@@ -98,7 +102,9 @@ class InviteTokenService:
         self, db: AsyncSession, token: str, *, lock: bool = False
     ) -> tuple[EmailInvite, Workspace]:
         return found(
-            await repository.email_invite_by_token_hash(db, crypto.sha256_hex(token), lock=lock),
+            await repository.invite_by_token_hash(
+                db, crypto.sha256_hex(token), EmailInvite, lock=lock
+            ),
             NOT_FOUND,
         )
 
