@@ -110,14 +110,8 @@ class InviteTokenService:
 
     def preview_email(self, principal: Principal) -> dict[str, Any]:
         """What an e-mail invite offers: the workspace, the role, the address and the kind."""
-        invite, workspace = principal.require_token().rows
-        return {
-            "workspaceName": workspace.name,
-            "role": invite.role,
-            "expiresAt": clock.iso(invite.expires_at),
-            "email": invite.email,
-            "kind": invite.kind,
-        }
+        invite, _ = principal.require_token().rows
+        return {**self.preview_link(principal), "email": invite.email, "kind": invite.kind}
 
     async def accept_email(
         self, db: AsyncSession, principal: Principal, token: str

@@ -245,18 +245,8 @@ class PunchService:
         values = {"status": data.status} if data.status is not None else {}
         results: list[dict[str, Any]] = []
         for punch_id in ids:
-            item = items.get(punch_id)
-            if item is None:
-                results.append(
-                    {
-                        "id": punch_id,
-                        "ok": False,
-                        "error": "Punch item not found",
-                        "code": "NOT_FOUND",
-                    }
-                )
-                continue
             try:
+                item = found(items.get(punch_id), "Punch item not found")
                 await self._apply(uow, ctx, item, current[punch_id], values, assignee_ids)
             except AppError as refused:
                 results.append(
