@@ -96,14 +96,8 @@ def filtered(vis: Visibility, filters: IssueFilters) -> list[ColumnElement[bool]
     if filters.updated_since is not None:
         conditions.append(T.updated_at >= filters.updated_since)
     if filters.q:
-        escaped = filters.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
-        conditions.append(
-            or_(
-                T.title.ilike(pattern, escape="\\"),
-                T.description.ilike(pattern, escape="\\"),
-            )
-        )
+        searched = (T.title, T.description)
+        conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
     return conditions
 
 
