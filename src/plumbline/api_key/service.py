@@ -56,20 +56,8 @@ class ApiKeyService:
         )
         db.add(key)
         await db.flush()
-        await audit_change(
-            db,
-            ctx,
-            ("api_key", key.id),
-            "api_key.created",
-            created(
-                {
-                    "name": key.name,
-                    "prefix": key.prefix,
-                    "scopes": key.scopes,
-                    "expiresAt": key.expires_at,
-                }
-            ),
-        )
+        changes = created(repository.FIELDS.audited(key, ("name", "prefix", "scopes", "expiresAt")))
+        await audit_change(db, ctx, ("api_key", key.id), "api_key.created", changes)
         return repository.FIELDS.read(repository.FIELDS.of(key), apiKey=raw)
 
     async def revoke(self, db: AsyncSession, ctx: ProjectContext, key_id: str) -> None:
