@@ -13,11 +13,11 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden
+from plumbline.errors import Forbidden, InvalidField
 from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
-from plumbline.issue.errors import ExternalCannotReassign, InvalidIssueField
+from plumbline.issue.errors import ExternalCannotReassign
 from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
 from plumbline.issue.photos import PHOTOS
@@ -160,7 +160,7 @@ class IssueService:
             if owner is None:
                 raise references.refused(FILE_VERSION, "fileVersionId")
             if file_id is not None and file_id != owner:
-                raise InvalidIssueField("fileVersionId", "this version belongs to another file")
+                raise InvalidField("fileVersionId", "this version belongs to another file")
             return owner, version_id
         await references.require(db, ctx, FILE, "fileId", file_id)
         return file_id, None
@@ -179,7 +179,7 @@ class IssueService:
     ) -> dict[str, Any]:
         db = uow.session
         if body.issue_kind == "OCCUPANT":
-            raise InvalidIssueField(
+            raise InvalidField(
                 "issueKind", "occupant requests are created through the occupant portal"
             )
         assignee = body.assignee_id
@@ -268,12 +268,12 @@ class IssueService:
         kind = changes.get("issue_kind", issue.issue_kind)
         if kind != issue.issue_kind:
             if kind == "OCCUPANT":
-                raise InvalidIssueField(
+                raise InvalidField(
                     "issueKind", "only the occupant portal creates occupant requests"
                 )
             if issue.issue_kind == "OCCUPANT":
                 if kind != "WORK_ORDER":
-                    raise InvalidIssueField(
+                    raise InvalidField(
                         "issueKind", "an occupant request can only become a work order"
                     )
                 if not ctx.can(MANAGER_POWER):
