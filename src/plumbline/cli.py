@@ -105,11 +105,7 @@ def db_revision(message: str) -> None:
     """Autogenerate a migration from the models (run `db upgrade` first)."""
     from plumbline.migrate import autogenerate
 
-    async def run() -> None:
-        await autogenerate(message)
-        await database.dispose()
-
-    asyncio.run(run())
+    asyncio.run(_disposing(autogenerate(message)))
 
 
 @app.command()
@@ -194,21 +190,18 @@ def _set_user(email: str, **values: object) -> None:
     from plumbline.models import User
 
     async def run() -> bool:
-        try:
-            async with database.sessionmaker() as db:
-                user = (
-                    await db.execute(select(User).where(User.email == email.lower()))
-                ).scalar_one_or_none()
-                if user is None:
-                    return False
-                for key, value in values.items():
-                    setattr(user, key, value)
-                await db.commit()
-                return True
-        finally:
-            await database.dispose()
+        async with database.sessionmaker() as db:
+            user = (
+                await db.execute(select(User).where(User.email == email.lower()))
+            ).scalar_one_or_none()
+            if user is None:
+                return False
+            for key, value in values.items():
+                setattr(user, key, value)
+            await db.commit()
+            return True
 
-    if not asyncio.run(run()):
+    if not asyncio.run(_disposing(run())):
         console.print(f"No user with e-mail {email}")
         raise typer.Exit(1)
 
@@ -219,24 +212,21 @@ def users_create(email: str, name: str, password: str, verified: bool = True) ->
     from plumbline.models import User
 
     async def run() -> None:
-        try:
-            async with database.sessionmaker() as db:
-                now = clock.now()
-                db.add(
-                    User(
-                        name=name,
-                        email=email.lower(),
-                        email_verified=verified,
-                        password_hash=crypto.hash_password(password),
-                        created_at=now,
-                        updated_at=now,
-                    )
+        async with database.sessionmaker() as db:
+            now = clock.now()
+            db.add(
+                User(
+                    name=name,
+                    email=email.lower(),
+                    email_verified=verified,
+                    password_hash=crypto.hash_password(password),
+                    created_at=now,
+                    updated_at=now,
                 )
-                await db.commit()
-        finally:
-            await database.dispose()
+            )
+            await db.commit()
 
-    asyncio.run(run())
+    asyncio.run(_disposing(run()))
     console.print(f"Created {email}")
 
 
@@ -266,20 +256,17 @@ def digests_run(
 
     async def run() -> list[tuple[str, dict[str, object]]]:
         results = []
-        try:
-            with Progress(console=console) as progress:
-                task = progress.add_task("Digests", total=len(kinds))
-                for name in kinds:
-                    progress.update(task, description=name)
-                    results.append((name, await run_now(daily[name])))
-                    progress.advance(task)
-        finally:
-            await database.dispose()
+        with Progress(console=console) as progress:
+            task = progress.add_task("Digests", total=len(kinds))
+            for name in kinds:
+                progress.update(task, description=name)
+                results.append((name, await run_now(daily[name])))
+                progress.advance(task)
         return results
 
     keys = ("day", "workspacesNotified", "membersEmailed", "membersNotified", "workspacesSkipped")
     table = Table("digest", "day", "workspaces", "e-mailed", "notified", "skipped")
-    for name, counts in asyncio.run(run()):
+    for name, counts in asyncio.run(_disposing(run())):
         table.add_row(name, *(str(counts.get(key, "")) for key in keys))
     console.print(table)
 
@@ -301,10 +288,7 @@ def worker(
         stop = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-        try:
-            await work(stop, concurrency=concurrency)
-        finally:
-            await database.dispose()
+        await _disposing(work(stop, concurrency=concurrency))
 
     typer.echo(f"Plumbline worker running jobs ({concurrency} at a time)")
     sys.stdout.flush()  # a supervisor (or a test) may wait for this line

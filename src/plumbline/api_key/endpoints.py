@@ -15,8 +15,7 @@ router = make_router(tags=["api-keys"])
 @router.get("/projects/{projectId}/api-keys", response_model=list[ApiKeyRead])
 async def list_api_keys(ctx: CanManageApiKeys, db: DB, page: Page) -> ORJSONResponse:
     """The project's API keys (never the secret), newest first."""
-    rows, headers = await api_key_service.list_keys(db, ctx, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await api_key_service.list_keys(db, ctx, page))
 
 
 @router.post("/projects/{projectId}/api-keys", response_model=ApiKeyCreated)

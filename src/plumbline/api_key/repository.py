@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import Rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ApiKey
+from plumbline.records.fields import Fields
 
-KEY_COLUMNS: tuple[Any, ...] = (
-    ApiKey.id,
-    ApiKey.project_id,
-    ApiKey.name,
-    ApiKey.prefix,
-    ApiKey.scopes,
-    ApiKey.created_at,
-    ApiKey.created_by,
-    ApiKey.expires_at,
-    ApiKey.last_used_at,
-    ApiKey.revoked_at,
+# An API key as answered, in order; never the secret.
+FIELDS = Fields(
+    ApiKey.__table__,
+    {
+        "id": "id",
+        "projectId": "project_id",
+        "name": "name",
+        "prefix": "prefix",
+        "scopes": "scopes",
+        "createdAt": "created_at",
+        "createdBy": "created_by",
+        "expiresAt": "expires_at",
+        "lastUsedAt": "last_used_at",
+        "revokedAt": "revoked_at",
+    },
 )
 
 
 async def list_keys(db: AsyncSession, *, project_id: str, page: PageParams) -> Rows:
-    query = select(*KEY_COLUMNS).where(ApiKey.project_id == project_id)
+    query = select(*FIELDS.columns).where(ApiKey.project_id == project_id)
     conn = await db.connection()
     rows: Rows = (await conn.execute(page.apply(query, ApiKey.id))).all()
     return rows

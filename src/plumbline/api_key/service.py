@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,28 +18,6 @@ from plumbline.models import ApiKey
 
 KEY_PREFIX = "psk_"
 PREFIX_LENGTH = 12
-_iso = clock.iso
-
-
-def key_dict(row: Sequence[Any]) -> dict[str, Any]:
-    """An API key from the values of ``repository.KEY_COLUMNS``; never the secret."""
-    (id_, project_id, name, prefix, scopes, created_at, created_by, expires, used, revoked) = row
-    return {
-        "id": id_,
-        "projectId": project_id,
-        "name": name,
-        "prefix": prefix,
-        "scopes": scopes,
-        "createdAt": _iso(created_at),
-        "createdBy": created_by,
-        "expiresAt": _iso(expires),
-        "lastUsedAt": _iso(used),
-        "revokedAt": _iso(revoked),
-    }
-
-
-def _values(key: ApiKey) -> tuple[Any, ...]:
-    return tuple(getattr(key, column.key) for column in repository.KEY_COLUMNS)
 
 
 def new_secret() -> str:
@@ -55,7 +32,7 @@ class ApiKeyService:
         """The project's keys, revoked ones included, newest first."""
         rows = await repository.list_keys(db, project_id=ctx.project.id, page=page)
         rows, headers = page.finish(rows)
-        return [key_dict(row) for row in rows], headers
+        return [repository.FIELDS.row(row) for row in rows], headers
 
     async def create(
         self, db: AsyncSession, ctx: ProjectContext, data: ApiKeyCreate
@@ -79,21 +56,9 @@ class ApiKeyService:
         )
         db.add(key)
         await db.flush()
-        await audit_change(
-            db,
-            ctx,
-            ("api_key", key.id),
-            "api_key.created",
-            created(
-                {
-                    "name": key.name,
-                    "prefix": key.prefix,
-                    "scopes": key.scopes,
-                    "expiresAt": key.expires_at,
-                }
-            ),
-        )
-        return {**key_dict(_values(key)), "apiKey": raw}
+        changes = created(repository.FIELDS.audited(key, ("name", "prefix", "scopes", "expiresAt")))
+        await audit_change(db, ctx, ("api_key", key.id), "api_key.created", changes)
+        return repository.FIELDS.read(repository.FIELDS.of(key), apiKey=raw)
 
     async def revoke(self, db: AsyncSession, ctx: ProjectContext, key_id: str) -> None:
         """Idempotent: revoking a revoked key keeps its first revocation time."""

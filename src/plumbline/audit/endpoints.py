@@ -30,10 +30,9 @@ async def list_audit_logs(
     ctx: CanReadAudit, db: DB, filters: Filters, page: Page
 ) -> ORJSONResponse:
     """The project's audit trail, newest first (MANAGER and above)."""
-    rows, headers = await audit_service.list_entries(
-        db, project_id=ctx.project.id, filters=filters, page=page
+    return ORJSONResponse.page(
+        await audit_service.list_entries(db, project_id=ctx.project.id, filters=filters, page=page)
     )
-    return ORJSONResponse(rows, headers=headers)
 
 
 @router.get(

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any, Protocol, Required, TypedDict, Unpack
 
 import orjson
+from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit import repository
@@ -23,21 +24,9 @@ from plumbline.kit.logging import client_ip_var, request_id_var
 from plumbline.kit.pagination import PageParams
 
 EXPORT_BATCH = 500
-CSV_COLUMNS = (
-    "id",
-    "workspaceId",
-    "projectId",
-    "actor",
-    "actorUserId",
-    "actorKeyId",
-    "action",
-    "entityType",
-    "entityId",
-    "changes",
-    "requestId",
-    "ip",
-    "createdAt",
-)
+
+# An entry as answered and exported: the columns, named in camelCase, in their order.
+ENTRY_KEYS = tuple(to_camel(column.key) for column in repository.AUDIT_COLUMNS)
 
 
 def _plain(value: Any) -> Any:
@@ -146,7 +135,7 @@ class AuditService:
         uses its own short session, so no transaction (nor SQLite's write lock) is held
         while a slow client reads."""
         if fmt == "csv":
-            yield _csv_lines([CSV_COLUMNS])
+            yield _csv_lines([ENTRY_KEYS])
         else:
             yield b"["
         after_id: str | None = None
@@ -176,42 +165,15 @@ class AuditService:
 
 
 def entry_dict(row: Sequence[Any]) -> dict[str, Any]:
-    """An entry from the values of ``repository.AUDIT_COLUMNS``, in that order."""
-    (
-        id_,
-        workspace_id,
-        project_id,
-        actor,
-        user_id,
-        key_id,
-        action,
-        etype,
-        eid,
-        changes,
-        rid,
-        ip,
-        at,
-    ) = row
-    return {
-        "id": id_,
-        "workspaceId": workspace_id,
-        "projectId": project_id,
-        "actor": actor,
-        "actorUserId": user_id,
-        "actorKeyId": key_id,
-        "action": action,
-        "entityType": etype,
-        "entityId": eid,
-        "changes": changes,
-        "requestId": rid,
-        "ip": ip,
-        "createdAt": clock.iso(at),
-    }
+    """An entry from the values of ``repository.AUDIT_COLUMNS``, named in camelCase."""
+    entry = dict(zip(ENTRY_KEYS, row, strict=True))
+    entry["createdAt"] = clock.iso(entry["createdAt"])
+    return entry
 
 
 def _csv_row(entry: dict[str, Any]) -> list[Any]:
     changes = orjson.dumps(entry["changes"]).decode()
-    return [csv_cell(changes if column == "changes" else entry[column]) for column in CSV_COLUMNS]
+    return [csv_cell(changes if column == "changes" else entry[column]) for column in ENTRY_KEYS]
 
 
 def _csv_lines(rows: Sequence[Sequence[Any]]) -> bytes:

@@ -88,19 +88,14 @@ async def user_with(
     return Principal(user=user, session=session), row
 
 
-async def _user(request: Request, *, verified: bool) -> Principal:
-    principal, _ = await user_with(request, verified=verified)
-    return principal
-
-
 @principal_dependency(session_cookie)
 async def current_user(request: Request) -> Principal:
-    return await _user(request, verified=True)
+    return (await user_with(request, verified=True))[0]
 
 
 @principal_dependency(session_cookie)
 async def current_user_unverified(request: Request) -> Principal:
-    return await _user(request, verified=False)
+    return (await user_with(request, verified=False))[0]
 
 
 # The key with the hash ``key_hash``; project routes join the project to it.
@@ -137,7 +132,7 @@ async def user_or_api_key(request: Request) -> Principal:
     key = sent(request, api_key_header)
     if key and not sent(request, session_cookie):
         return await api_key_principal(request, uow_of(request).session, key)
-    return await _user(request, verified=True)
+    return (await user_with(request, verified=True))[0]
 
 
 def require_scope(principal: Principal, scope: str) -> None:

@@ -87,23 +87,12 @@ ROLE_PERMISSIONS: dict[Role, frozenset[Permission]] = {
 # External collaborators: CONTRACTOR/SUBCONTRACTOR create issues and punch and update what is
 # assigned to them (the record services check the assignment); CLIENT reads what the project's
 # client visibility allows and comments.
+_CONTRIBUTOR = frozenset(
+    {Permission.PROJECT_READ, Permission.RECORDS_READ, Permission.RECORDS_WRITE, Permission.OM_WORK}
+)
 EXTERNAL_PERMISSIONS: dict[ProjectRole, frozenset[Permission]] = {
-    ProjectRole.CONTRACTOR: frozenset(
-        {
-            Permission.PROJECT_READ,
-            Permission.RECORDS_READ,
-            Permission.RECORDS_WRITE,
-            Permission.OM_WORK,
-        }
-    ),
-    ProjectRole.SUBCONTRACTOR: frozenset(
-        {
-            Permission.PROJECT_READ,
-            Permission.RECORDS_READ,
-            Permission.RECORDS_WRITE,
-            Permission.OM_WORK,
-        }
-    ),
+    ProjectRole.CONTRACTOR: _CONTRIBUTOR,
+    ProjectRole.SUBCONTRACTOR: _CONTRIBUTOR,
     ProjectRole.CLIENT: frozenset({Permission.PROJECT_READ, Permission.RECORDS_READ}),
 }
 

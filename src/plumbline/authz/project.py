@@ -34,17 +34,6 @@ from plumbline.models import Membership, Project, Workspace
 # What a key may do inside its scopes: the record work of a manager, never administration.
 API_KEY_PERMISSIONS = ROLE_PERMISSIONS[Role.MANAGER] - {Permission.PROJECT_CREATE}
 
-MODULES = (
-    "issues",
-    "rfi",
-    "punch",
-    "fieldReports",
-    "proposals",
-    "schedule",
-    "files",
-    "om",
-    "occupantPortal",
-)
 MODULE_LABELS = {
     "issues": "Issues",
     "rfi": "RFIs",
@@ -56,6 +45,7 @@ MODULE_LABELS = {
     "om": "Operations and maintenance",
     "occupantPortal": "Occupant portal",
 }
+MODULES = tuple(MODULE_LABELS)
 CLIENT_VISIBILITY = (
     "showIssues",
     "showRfis",

@@ -31,8 +31,7 @@ async def list_field_reports(
     ctx: CanReadFieldReports, db: DB, filters: Filters, page: Page
 ) -> ORJSONResponse:
     """List field reports, newest first (filters: status, reportKind, from, to, q)."""
-    rows, headers = await report_service.list_reports(db, ctx, filters, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await report_service.list_reports(db, ctx, filters, page))
 
 
 @router.post("", response_model=FieldReportRead)

@@ -47,23 +47,7 @@ class ManpowerRow(Schema):
 Manpower = Annotated[list[ManpowerRow], Field(max_length=200)]
 
 
-class FieldReportCreate(Schema):
-    title: Title
-    report_date: CalendarDay | None = None
-    report_kind: ReportKind = "DAILY"
-    status: ReportStatus = "DRAFT"
-    weather: Weather | None = None
-    manpower: Manpower = Field(default_factory=list)
-    work_performed: LongText | None = None
-    delays: LongText | None = None
-    safety_notes: LongText | None = None
-    notes: LongText | None = None
-
-
-class FieldReportUpdate(Patch):
-    """Only the fields sent are applied; ``null`` clears the optional ones."""
-
-    not_null = ("title", "report_date", "report_kind", "status", "manpower")
+class _ReportFields(Schema):
     title: Title | None = None
     report_date: CalendarDay | None = None
     report_kind: ReportKind | None = None
@@ -74,6 +58,19 @@ class FieldReportUpdate(Patch):
     delays: LongText | None = None
     safety_notes: LongText | None = None
     notes: LongText | None = None
+
+
+class FieldReportCreate(_ReportFields):
+    title: Title
+    report_kind: ReportKind = "DAILY"
+    status: ReportStatus = "DRAFT"
+    manpower: Manpower = Field(default_factory=list)
+
+
+class FieldReportUpdate(_ReportFields, Patch):
+    """Only the fields sent are applied; ``null`` clears the optional ones."""
+
+    not_null = ("title", "report_date", "report_kind", "status", "manpower")
 
 
 class SendEmail(Schema):

@@ -61,6 +61,7 @@ EDITABLE = (
     "notes",
 )
 COLUMNS = FIELDS.columns_of(EDITABLE)
+SENT = ("lastEmailedAt", "emailCount")
 
 
 def total_workers(manpower: list[dict[str, Any]] | None) -> int:
@@ -196,13 +197,10 @@ class FieldReportService:
                     to=[recipient], subject=subject, text=text, html=html, attachments=[attachment]
                 ),
             )
-        before = {"lastEmailedAt": report.last_emailed_at, "emailCount": report.email_count}
+        before = FIELDS.audited(report, SENT)
         report.last_emailed_at = now
-        report.email_count = report.email_count + len(recipients)
-        changes = diff(
-            before, {"lastEmailedAt": report.last_emailed_at, "emailCount": report.email_count}
-        )
-        changes["recipients"] = [None, recipients]
+        report.email_count += len(recipients)
+        changes = diff(before, FIELDS.audited(report, SENT)) | {"recipients": [None, recipients]}
         await audit_change(db, ctx, (ENTITY, report.id), "field_report.emailed", changes)
         await db.flush()
         return {"ok": True, "sent": len(recipients), "lastEmailedAt": clock.iso(now)}

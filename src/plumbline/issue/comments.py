@@ -75,15 +75,9 @@ class IssueCommentService:
             project_id=ctx.project.id,
             actor_id=ctx.user_id,
         )
+        author = user.name if user else None
         return comment_dict(
-            (
-                values["id"],
-                issue.id,
-                body.body,
-                ctx.user_id,
-                user.name if user else None,
-                values["created_at"],
-            )
+            (values["id"], issue.id, body.body, ctx.user_id, author, values["created_at"])
         )
 
 

@@ -34,8 +34,7 @@ router = make_router(tags=["issues"], prefix="/projects/{projectId}/issues")
 @read_only
 async def list_issues(ctx: CanReadIssues, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
     """List the project's issues and work orders, newest first."""
-    rows, headers = await issue_service.list_issues(db, ctx, filters, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await issue_service.list_issues(db, ctx, filters, page))
 
 
 @router.post("", response_model=IssueRead)
@@ -80,8 +79,7 @@ async def delete_issue(ctx: CanWriteIssues, uow: UoW, issueId: str) -> ORJSONRes
 @read_only
 async def list_comments(ctx: CanReadIssues, db: DB, issueId: str, page: Page) -> ORJSONResponse:
     """List an issue's comments, newest first."""
-    rows, headers = await issue_comments.list_comments(db, ctx, issueId, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await issue_comments.list_comments(db, ctx, issueId, page))
 
 
 @router.post("/{issueId}/comments", response_model=CommentRead)

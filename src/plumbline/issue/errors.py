@@ -1,6 +1,6 @@
 """Errors of the issue domain."""
 
-from plumbline.errors import Forbidden, InvalidField, NotFound
+from plumbline.errors import Forbidden, NotFound
 
 
 class IssueNotFound(NotFound, message="Issue not found"): ...
@@ -12,7 +12,3 @@ class IssuesNotShared(Forbidden, message="Issues are not shared with clients on 
 class ExternalCannotReassign(
     Forbidden, message="External collaborators cannot change who an issue is assigned to"
 ): ...
-
-
-class InvalidIssueField(InvalidField):
-    """A 400 about one field of an issue."""

@@ -96,14 +96,8 @@ def filtered(vis: Visibility, filters: IssueFilters) -> list[ColumnElement[bool]
     if filters.updated_since is not None:
         conditions.append(T.updated_at >= filters.updated_since)
     if filters.q:
-        escaped = filters.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        pattern = f"%{escaped}%"
-        conditions.append(
-            or_(
-                T.title.ilike(pattern, escape="\\"),
-                T.description.ilike(pattern, escape="\\"),
-            )
-        )
+        searched = (T.title, T.description)
+        conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
     return conditions
 
 
@@ -151,12 +145,12 @@ _COUNTER = (
     .returning(ProjectCounter.value)
     .cte("counter")
 )
-_INSERTED = tuple(c for c in ISSUE_TABLE.c if c.key not in ("number", "deleted_at"))
+INSERTED = tuple(c for c in ISSUE_TABLE.c if c.key not in ("number", "deleted_at"))
 INSERT_NUMBERED = audit_repo.with_entry(
     insert(ISSUE_TABLE)
     .from_select(
-        [*_INSERTED, T.number],
-        select(*(bindparam(c.key, type_=c.type) for c in _INSERTED), _COUNTER.c.value),
+        [*INSERTED, T.number],
+        select(*(bindparam(c.key, type_=c.type) for c in INSERTED), _COUNTER.c.value),
     )
     .returning(T.number)
 )

@@ -47,29 +47,7 @@ class ChecklistItem(Schema):
         return self
 
 
-class IssueCreate(Schema):
-    title: Title
-    description: str | None = Field(default=None, max_length=20000)
-    status: Status = "OPEN"
-    priority: Priority = "MEDIUM"
-    issue_kind: IssueKind = "CONSTRUCTION"
-    assignee_id: Ref | None = None
-    due_date: CalendarDay | None = None
-    location: str | None = Field(default=None, max_length=500)
-    file_id: Ref | None = None
-    file_version_id: Ref | None = None
-    page_number: PageNumber | None = None
-    pin: Pin | None = None
-    asset_id: Ref | None = None
-    work_order_type: WorkOrderType | None = None
-    maintenance_schedule_id: Ref | None = None
-    checklist: list[ChecklistItem] = Field(default_factory=list, max_length=200)
-
-
-class IssueUpdate(Patch):
-    """Only the fields present in the body change; nullable fields may be cleared with null."""
-
-    not_null = ("title", "status", "priority", "issue_kind", "checklist")
+class _IssueFields(Schema):
     title: Title | None = None
     description: str | None = Field(default=None, max_length=20000)
     status: Status | None = None
@@ -86,6 +64,20 @@ class IssueUpdate(Patch):
     work_order_type: WorkOrderType | None = None
     maintenance_schedule_id: Ref | None = None
     checklist: list[ChecklistItem] | None = Field(default=None, max_length=200)
+
+
+class IssueCreate(_IssueFields):
+    title: Title
+    status: Status = "OPEN"
+    priority: Priority = "MEDIUM"
+    issue_kind: IssueKind = "CONSTRUCTION"
+    checklist: list[ChecklistItem] = Field(default_factory=list, max_length=200)
+
+
+class IssueUpdate(_IssueFields, Patch):
+    """Only the fields present in the body change; nullable fields may be cleared with null."""
+
+    not_null = ("title", "status", "priority", "issue_kind", "checklist")
 
 
 class ReferencePhoto(BaseModel):

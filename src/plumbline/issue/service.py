@@ -13,11 +13,11 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
-from plumbline.errors import Forbidden
+from plumbline.errors import Forbidden, InvalidField
 from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
-from plumbline.issue.errors import ExternalCannotReassign, InvalidIssueField
+from plumbline.issue.errors import ExternalCannotReassign
 from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
 from plumbline.issue.photos import PHOTOS
@@ -73,10 +73,6 @@ def _changed(changes: dict[str, Any], column: str, current: str | None) -> str |
     return value if value != current else None
 
 
-def _snapshot(issue: Issue) -> dict[str, Any]:
-    return FIELDS.audited(issue, AUDITED)
-
-
 def _announce(uow: UnitOfWork, issue_id: str, action: str, *version_ids: str | None) -> None:
     """After the commit, tell whoever views the drawing versions the issue is (or was) pinned on:
     ``issues_changed`` on their co-viewing stream (PRODUCT §7)."""
@@ -107,22 +103,12 @@ def new_issue(
     now = clock.now()
     status = columns.get("status", "OPEN")
     return {
+        **dict.fromkeys(column.key for column in repo.INSERTED),  # null unless set below
         "id": new_id(),
         "project_id": project_id,
         "workspace_id": workspace_id,
-        "description": None,
         "priority": "MEDIUM",
         "issue_kind": "CONSTRUCTION",
-        "assignee_id": None,
-        "due_date": None,
-        "location": None,
-        "file_id": None,
-        "file_version_id": None,
-        "page_number": None,
-        "pin": None,
-        "asset_id": None,
-        "work_order_type": None,
-        "maintenance_schedule_id": None,
         "checklist": [],
         **columns,
         "status": status,
@@ -164,10 +150,6 @@ class IssueService:
         by_issue = await PHOTOS.of(db, [issue_id])
         return FIELDS.row(row, referencePhotos=by_issue.get(issue_id) or [])
 
-    async def _assignee(self, db: AsyncSession, ctx: ProjectContext, user_id: str) -> str:
-        await references.require_assignee(db, ctx, user_id)
-        return user_id
-
     async def _resolve_file(
         self, db: AsyncSession, ctx: ProjectContext, file_id: str | None, version_id: str | None
     ) -> tuple[str | None, str | None]:
@@ -178,7 +160,7 @@ class IssueService:
             if owner is None:
                 raise references.refused(FILE_VERSION, "fileVersionId")
             if file_id is not None and file_id != owner:
-                raise InvalidIssueField("fileVersionId", "this version belongs to another file")
+                raise InvalidField("fileVersionId", "this version belongs to another file")
             return owner, version_id
         await references.require(db, ctx, FILE, "fileId", file_id)
         return file_id, None
@@ -192,27 +174,16 @@ class IssueService:
             db, ctx, MAINTENANCE_SCHEDULE, "maintenanceScheduleId", schedule_id
         )
 
-    async def _notify_assigned(
-        self, uow: UnitOfWork, ctx: ProjectContext, issue: dict[str, Any], assignee: str
-    ) -> None:
-        await ASSIGNED.send(
-            uow,
-            ctx,
-            [assignee],
-            record_id=issue["id"],
-            number=issue["number"],
-            title=issue["title"],
-        )
-
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, body: IssueCreate
     ) -> dict[str, Any]:
         db = uow.session
         if body.issue_kind == "OCCUPANT":
-            raise InvalidIssueField(
+            raise InvalidField(
                 "issueKind", "occupant requests are created through the occupant portal"
             )
-        assignee = await self._assignee(db, ctx, body.assignee_id) if body.assignee_id else None
+        assignee = body.assignee_id
+        await references.require_assignee(db, ctx, assignee)
         file_id, version_id = await self._resolve_file(db, ctx, body.file_id, body.file_version_id)
         await self._check_o_and_m(db, ctx, body.asset_id, body.maintenance_schedule_id)
         values = new_issue(
@@ -238,8 +209,8 @@ class IssueService:
             checklist=checklist([item.model_dump() for item in body.checklist]),
         )
         issue = await self.insert(db, ctx.principal, values)
-        if assignee is not None:
-            await self._notify_assigned(uow, ctx, issue, assignee)
+        number, title = issue["number"], issue["title"]
+        await ASSIGNED.send(uow, ctx, [assignee], record_id=issue["id"], number=number, title=title)
         _announce(uow, issue["id"], "created", version_id)
         return issue
 
@@ -297,12 +268,12 @@ class IssueService:
         kind = changes.get("issue_kind", issue.issue_kind)
         if kind != issue.issue_kind:
             if kind == "OCCUPANT":
-                raise InvalidIssueField(
+                raise InvalidField(
                     "issueKind", "only the occupant portal creates occupant requests"
                 )
             if issue.issue_kind == "OCCUPANT":
                 if kind != "WORK_ORDER":
-                    raise InvalidIssueField(
+                    raise InvalidField(
                         "issueKind", "an occupant request can only become a work order"
                     )
                 if not ctx.can(MANAGER_POWER):
@@ -316,8 +287,8 @@ class IssueService:
         if "assignee_id" in changes and new_assignee != issue.assignee_id:
             if ctx.is_external:  # as for punch: they work on what they are given
                 raise ExternalCannotReassign()
-            if new_assignee is not None:
-                assignee = await self._assignee(db, ctx, new_assignee)
+            await references.require_assignee(db, ctx, new_assignee)
+            assignee = new_assignee
         if "file_id" in changes or "file_version_id" in changes:
             file_id = changes.get("file_id", issue.file_id)
             version_id = changes.get("file_version_id", issue.file_version_id)
@@ -333,7 +304,7 @@ class IssueService:
         )
         if "checklist" in changes:
             changes["checklist"] = checklist(changes["checklist"])
-        before = _snapshot(issue)
+        before = FIELDS.audited(issue, AUDITED)
         status = changes.pop("status", issue.status)
         for column, value in changes.items():
             setattr(issue, column, value)
@@ -341,7 +312,7 @@ class IssueService:
             _stamp_status(issue, status)
             if status in DONE:  # a preventive work order done completes its schedule, once
                 await hooks.done(db, ctx, issue)
-        changed = diff(before, _snapshot(issue))
+        changed = diff(before, FIELDS.audited(issue, AUDITED))
         if changed:
             issue.updated_at = clock.now()
             await audit_change(db, ctx, ("issue", issue.id), "issue.updated", changed)
@@ -349,8 +320,9 @@ class IssueService:
         await db.flush()
         by_issue = await PHOTOS.of(db, [issue.id])
         result = FIELDS.read(FIELDS.of(issue), referencePhotos=by_issue.get(issue.id) or [])
-        if assignee is not None:
-            await self._notify_assigned(uow, ctx, result, assignee)
+        await ASSIGNED.send(
+            uow, ctx, [assignee], record_id=issue.id, number=issue.number, title=issue.title
+        )
         return result
 
     async def delete(self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str) -> None:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import Any, Protocol, cast
 
 import orjson
+from pydantic.alias_generators import to_camel
 
 from plumbline.config import settings
 from plumbline.kit import encoding
@@ -46,13 +47,7 @@ class Stats:
     subscribers: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "eventsPublished": self.events_published,
-            "eventsDelivered": self.events_delivered,
-            "eventsDropped": self.events_dropped,
-            "slowConsumersDropped": self.slow_consumers_dropped,
-            "subscribers": self.subscribers,
-        }
+        return {to_camel(name): value for name, value in asdict(self).items()}
 
 
 class Fanout:

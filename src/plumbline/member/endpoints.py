@@ -27,8 +27,7 @@ BASE = "/workspaces/{workspaceId}"
 @router.get(f"{BASE}/members", response_model=list[MemberRead])
 async def list_members(ctx: WorkspaceMember, db: DB, page: Page) -> ORJSONResponse:
     """List the workspace's members (internal members only)."""
-    rows, headers = await member_service.list_members(db, ctx, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await member_service.list_members(db, ctx, page))
 
 
 @router.post(f"{BASE}/members", response_model=EmailInviteRead)
@@ -65,8 +64,7 @@ async def set_project_access(
 @router.get(f"{BASE}/invites", response_model=list[InviteRead])
 async def list_invites(ctx: CanManageMembers, db: DB, page: Page) -> ORJSONResponse:
     """List live invite links (their tokens are never shown again)."""
-    rows, headers = await invite_service.list_links(db, ctx, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await invite_service.list_links(db, ctx, page))
 
 
 @router.post(f"{BASE}/invites", response_model=InviteRead)
@@ -85,8 +83,7 @@ async def revoke_invite(inviteId: str, ctx: CanManageMembers, db: DB) -> ORJSONR
 @router.get(f"{BASE}/email-invites", response_model=list[EmailInviteRead])
 async def list_email_invites(ctx: CanManageMembers, db: DB, page: Page) -> ORJSONResponse:
     """List e-mail invites (pending, expired and accepted)."""
-    rows, headers = await invite_service.list_email(db, ctx, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await invite_service.list_email(db, ctx, page))
 
 
 @router.post(f"{BASE}/email-invites", response_model=EmailInviteRead)

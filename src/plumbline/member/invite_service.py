@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, audit_stamp, created
+from plumbline.audit.service import audit_change, audit_stamp, created, diff
 from plumbline.authz.permissions import Role
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
@@ -33,21 +33,13 @@ DEFAULT_DAYS = 14
 TOKEN_BYTES = 32
 
 
-def link_url(token: str) -> str:
-    return f"{settings.public_url.rstrip('/')}/invite/{token}"
-
-
-def email_link_url(token: str) -> str:
-    return f"{settings.public_url.rstrip('/')}/email-invite/{token}"
-
-
 def invite_dict(invite: Invite, token: str | None = None) -> dict[str, Any]:
     return {
         "id": invite.id,
         "role": invite.role,
         "expiresAt": clock.iso(invite.expires_at),
         "createdAt": clock.iso(invite.created_at),
-        "url": link_url(token) if token else None,
+        "url": f"{settings.public_url.rstrip('/')}/invite/{token}" if token else None,
     }
 
 
@@ -72,12 +64,18 @@ def new_token() -> tuple[str, str]:
     return token, crypto.sha256_hex(token)
 
 
-def _is_pending(invite: EmailInvite) -> bool:
-    return invite.accepted_at is None and invite.revoked_at is None
+def _terms(invite: EmailInvite) -> dict[str, Any]:
+    """What ``update_email`` may change, as the audit log compares it."""
+    return {
+        "role": invite.role,
+        "kind": invite.kind,
+        "projectIds": list(invite.project_ids),
+        "expiresAt": invite.expires_at,
+    }
 
 
 def _invite_mail(invite: EmailInvite, token: str, workspace_name: str, inviter: str | None) -> Mail:
-    url = email_link_url(token)
+    url = f"{settings.public_url.rstrip('/')}/email-invite/{token}"
     who = inviter or "A teammate"
     expires = clock.iso(invite.expires_at)
     text = (
@@ -108,7 +106,9 @@ class InviteService:
         self, db: AsyncSession, ctx: WorkspaceContext, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Live (unrevoked) link invites, newest first; tokens are never shown again."""
-        rows, headers = page.finish(await repository.list_invites(db, ctx.workspace.id, page))
+        rows, headers = page.finish(
+            await repository.list_invites(db, Invite, ctx.workspace.id, page)
+        )
         return [invite_dict(row) for row in rows], headers
 
     async def create_link(
@@ -139,7 +139,9 @@ class InviteService:
 
     async def revoke_link(self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str) -> None:
         """Revoke a link invite of the workspace (404 for another workspace's)."""
-        invite = found(await repository.invite(db, ctx.workspace.id, invite_id), "Invite not found")
+        invite = found(
+            await repository.invite(db, Invite, ctx.workspace.id, invite_id), "Invite not found"
+        )
         await _revoke(db, ctx, invite, "invite")
 
     # E-mail invites
@@ -148,7 +150,9 @@ class InviteService:
         self, db: AsyncSession, ctx: WorkspaceContext, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Unrevoked e-mail invites (pending, expired and accepted), newest first."""
-        rows, headers = page.finish(await repository.list_email_invites(db, ctx.workspace.id, page))
+        rows, headers = page.finish(
+            await repository.list_invites(db, EmailInvite, ctx.workspace.id, page)
+        )
         return [email_invite_dict(row) for row in rows], headers
 
     async def _check_terms(
@@ -221,10 +225,10 @@ class InviteService:
         self, db: AsyncSession, ctx: WorkspaceContext, invite_id: str
     ) -> EmailInvite:
         invite = found(
-            await repository.email_invite(db, ctx.workspace.id, invite_id, lock=True),
+            await repository.invite(db, EmailInvite, ctx.workspace.id, invite_id, lock=True),
             "Invite not found",
         )
-        if not _is_pending(invite):
+        if invite.accepted_at is not None or invite.revoked_at is not None:
             raise InviteNotPending()
         return invite
 
@@ -268,22 +272,11 @@ class InviteService:
             role = Role.MEMBER.value
         wanted = invite.project_ids if data.project_ids is None else data.project_ids
         project_ids = await self._check_terms(db, ctx, role, kind, list(wanted))
-        before: dict[str, Any] = {
-            "role": invite.role,
-            "kind": invite.kind,
-            "projectIds": list(invite.project_ids),
-            "expiresAt": clock.iso(invite.expires_at),
-        }
+        before = _terms(invite)
         invite.role, invite.kind, invite.project_ids = role, kind, project_ids
         if data.expires_in_days is not None:
             invite.expires_at = clock.now() + timedelta(days=data.expires_in_days)
-        after: dict[str, Any] = {
-            "role": invite.role,
-            "kind": invite.kind,
-            "projectIds": list(invite.project_ids),
-            "expiresAt": clock.iso(invite.expires_at),
-        }
-        changes = {k: [before[k], v] for k, v in after.items() if before[k] != v}
+        changes = diff(before, _terms(invite))
         if changes:
             await audit_change(
                 db, ctx, ("email_invite", invite.id), "email_invite.updated", changes

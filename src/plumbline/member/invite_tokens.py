@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -47,11 +48,14 @@ def _grant(purpose: str, lookup: Lookup) -> TokenLookup:
 
 
 INVITE_LINK = TokenPurpose(
-    "invite", _grant("invite", repository.invite_by_token_hash), unknown=NOT_FOUND, expired=EXPIRED
+    "invite",
+    _grant("invite", partial(repository.invite_by_token_hash, model=Invite)),
+    unknown=NOT_FOUND,
+    expired=EXPIRED,
 )
 EMAIL_INVITE = TokenPurpose(
     "email-invite",
-    _grant("email-invite", repository.email_invite_by_token_hash),
+    _grant("email-invite", partial(repository.invite_by_token_hash, model=EmailInvite)),
     unknown=NOT_FOUND,
     expired=EXPIRED,
     used=ACCEPTED,
@@ -98,20 +102,16 @@ class InviteTokenService:
         self, db: AsyncSession, token: str, *, lock: bool = False
     ) -> tuple[EmailInvite, Workspace]:
         return found(
-            await repository.email_invite_by_token_hash(db, crypto.sha256_hex(token), lock=lock),
+            await repository.invite_by_token_hash(
+                db, crypto.sha256_hex(token), EmailInvite, lock=lock
+            ),
             NOT_FOUND,
         )
 
     def preview_email(self, principal: Principal) -> dict[str, Any]:
         """What an e-mail invite offers: the workspace, the role, the address and the kind."""
-        invite, workspace = principal.require_token().rows
-        return {
-            "workspaceName": workspace.name,
-            "role": invite.role,
-            "expiresAt": clock.iso(invite.expires_at),
-            "email": invite.email,
-            "kind": invite.kind,
-        }
+        invite, _ = principal.require_token().rows
+        return {**self.preview_link(principal), "email": invite.email, "kind": invite.kind}
 
     async def accept_email(
         self, db: AsyncSession, principal: Principal, token: str

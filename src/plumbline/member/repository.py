@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Row, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import (
     EmailInvite,
@@ -32,24 +33,18 @@ MEMBER_COLUMNS: tuple[Any, ...] = (
 )
 
 
-async def list_members(db: AsyncSession, workspace_id: str, page: PageParams) -> Sequence[Row[Any]]:
-    query = (
-        select(*MEMBER_COLUMNS)
-        .join(User, User.id == Membership.user_id)
-        .where(Membership.workspace_id == workspace_id)
-    )
-    rows: Sequence[Row[Any]] = (await db.execute(page.apply(query, Membership.id))).all()
-    return rows
+def _members(workspace_id: str) -> AnySelect:
+    query: AnySelect = select(*MEMBER_COLUMNS).join(User, User.id == Membership.user_id)
+    return query.where(Membership.workspace_id == workspace_id)
+
+
+async def list_members(db: AsyncSession, workspace_id: str, page: PageParams) -> Rows:
+    return (await db.execute(page.apply(_members(workspace_id), Membership.id))).all()
 
 
 async def member_row(db: AsyncSession, workspace_id: str, user_id: str) -> Row[Any] | None:
-    row: Row[Any] | None = (
-        await db.execute(
-            select(*MEMBER_COLUMNS)
-            .join(User, User.id == Membership.user_id)
-            .where(Membership.workspace_id == workspace_id, Membership.user_id == user_id)
-        )
-    ).first()
+    query = _members(workspace_id).where(Membership.user_id == user_id)
+    row: Row[Any] | None = (await db.execute(query)).first()
     return row
 
 
@@ -102,19 +97,13 @@ async def lock_workspace(db: AsyncSession, workspace_id: str) -> None:
     await db.execute(select(Workspace.id).where(Workspace.id == workspace_id).with_for_update())
 
 
-async def count_internal(db: AsyncSession, workspace_id: str) -> int:
+async def count_internal(db: AsyncSession, workspace_id: str, role: str | None = None) -> int:
+    """The workspace's internal members (of ``role`` when given)."""
     query = select(func.count()).where(
         Membership.workspace_id == workspace_id, Membership.is_external.is_(False)
     )
-    return int((await db.execute(query)).scalar_one())
-
-
-async def count_super_admins(db: AsyncSession, workspace_id: str) -> int:
-    query = select(func.count()).where(
-        Membership.workspace_id == workspace_id,
-        Membership.is_external.is_(False),
-        Membership.role == "SUPER_ADMIN",
-    )
+    if role is not None:
+        query = query.where(Membership.role == role)
     return int((await db.execute(query)).scalar_one())
 
 
@@ -153,66 +142,46 @@ async def delete_project_members(
     await db.execute(query)
 
 
-# Link invites
+# Link and e-mail invites (``model``): live ones are those not revoked.
+AnyInvite = TypeVar("AnyInvite", Invite, EmailInvite)
 
 
-async def list_invites(db: AsyncSession, workspace_id: str, page: PageParams) -> Sequence[Invite]:
-    query = select(Invite).where(Invite.workspace_id == workspace_id, Invite.revoked_at.is_(None))
-    rows: Sequence[Invite] = (await db.execute(page.apply(query, Invite.id))).scalars().all()
+async def list_invites(
+    db: AsyncSession, model: type[AnyInvite], workspace_id: str, page: PageParams
+) -> Sequence[AnyInvite]:
+    query = select(model).where(model.workspace_id == workspace_id, model.revoked_at.is_(None))
+    rows: Sequence[AnyInvite] = (await db.execute(page.apply(query, model.id))).scalars().all()
     return rows
 
 
-async def invite(db: AsyncSession, workspace_id: str, invite_id: str) -> Invite | None:
-    return (
-        await db.execute(
-            select(Invite).where(
-                Invite.workspace_id == workspace_id,
-                Invite.id == invite_id,
-                Invite.revoked_at.is_(None),
-            )
-        )
-    ).scalar_one_or_none()
-
-
-async def invite_by_token_hash(
-    db: AsyncSession, token_hash: str
-) -> tuple[Invite, Workspace] | None:
-    row = (
-        await db.execute(
-            select(Invite, Workspace)
-            .join(Workspace, Workspace.id == Invite.workspace_id)
-            .where(Invite.token_hash == token_hash, Workspace.deleted_at.is_(None))
-        )
-    ).first()
-    return None if row is None else (row[0], row[1])
-
-
-# E-mail invites
-
-
-async def list_email_invites(
-    db: AsyncSession, workspace_id: str, page: PageParams
-) -> Sequence[EmailInvite]:
-    query = select(EmailInvite).where(
-        EmailInvite.workspace_id == workspace_id, EmailInvite.revoked_at.is_(None)
-    )
-    rows: Sequence[EmailInvite] = (
-        (await db.execute(page.apply(query, EmailInvite.id))).scalars().all()
-    )
-    return rows
-
-
-async def email_invite(
-    db: AsyncSession, workspace_id: str, invite_id: str, *, lock: bool = False
-) -> EmailInvite | None:
-    query = select(EmailInvite).where(
-        EmailInvite.workspace_id == workspace_id,
-        EmailInvite.id == invite_id,
-        EmailInvite.revoked_at.is_(None),
+async def invite(
+    db: AsyncSession,
+    model: type[AnyInvite],
+    workspace_id: str,
+    invite_id: str,
+    *,
+    lock: bool = False,
+) -> AnyInvite | None:
+    query = select(model).where(
+        model.workspace_id == workspace_id, model.id == invite_id, model.revoked_at.is_(None)
     )
     if lock:
         query = query.with_for_update()
     return (await db.execute(query)).scalar_one_or_none()
+
+
+async def invite_by_token_hash(
+    db: AsyncSession, token_hash: str, model: type[AnyInvite], *, lock: bool = False
+) -> tuple[AnyInvite, Workspace] | None:
+    query = (
+        select(model, Workspace)
+        .join(Workspace, Workspace.id == model.workspace_id)
+        .where(model.token_hash == token_hash, Workspace.deleted_at.is_(None))
+    )
+    if lock:
+        query = query.with_for_update(of=model)
+    row = (await db.execute(query)).first()
+    return None if row is None else (row[0], row[1])
 
 
 async def pending_email_invite_exists(
@@ -228,17 +197,3 @@ async def pending_email_invite_exists(
     if exclude_id is not None:
         query = query.where(EmailInvite.id != exclude_id)
     return (await db.execute(query.limit(1))).first() is not None
-
-
-async def email_invite_by_token_hash(
-    db: AsyncSession, token_hash: str, *, lock: bool = False
-) -> tuple[EmailInvite, Workspace] | None:
-    query = (
-        select(EmailInvite, Workspace)
-        .join(Workspace, Workspace.id == EmailInvite.workspace_id)
-        .where(EmailInvite.token_hash == token_hash, Workspace.deleted_at.is_(None))
-    )
-    if lock:
-        query = query.with_for_update(of=EmailInvite)
-    row = (await db.execute(query)).first()
-    return None if row is None else (row[0], row[1])

@@ -151,7 +151,10 @@ class MemberService:
     async def _keep_a_super_admin(self, db: AsyncSession, target: Membership) -> None:
         if target.role == Role.SUPER_ADMIN.value and not target.is_external:
             await repository.lock_workspace(db, target.workspace_id)
-            if await repository.count_super_admins(db, target.workspace_id) <= 1:
+            if (
+                await repository.count_internal(db, target.workspace_id, Role.SUPER_ADMIN.value)
+                <= 1
+            ):
                 raise LastSuperAdmin()
 
     async def change_role(

@@ -25,8 +25,9 @@ async def list_notifications(
     unread_only: Annotated[bool, Query(alias="unreadOnly")] = False,
 ) -> ORJSONResponse:
     """The caller's notifications, newest first."""
-    rows, headers = await notification.list_for(db, principal, unread_only=unread_only, page=page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(
+        await notification.list_for(db, principal, unread_only=unread_only, page=page)
+    )
 
 
 @router.patch("/me/notifications/read", response_model=Updated)

@@ -13,21 +13,24 @@ from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Notification, User
 
+# A notification as answered, in order.
+COLUMNS = (
+    Notification.id,
+    Notification.kind,
+    Notification.title,
+    Notification.body,
+    Notification.href,
+    Notification.workspace_id,
+    Notification.project_id,
+    Notification.read_at,
+    Notification.created_at,
+)
+
 
 async def list_for_user(
     db: AsyncSession, user_id: str, *, unread_only: bool, page: PageParams
 ) -> Rows:
-    query: AnySelect = select(
-        Notification.id,
-        Notification.kind,
-        Notification.title,
-        Notification.body,
-        Notification.href,
-        Notification.workspace_id,
-        Notification.project_id,
-        Notification.read_at,
-        Notification.created_at,
-    ).where(Notification.user_id == user_id)
+    query: AnySelect = select(*COLUMNS).where(Notification.user_id == user_id)
     if unread_only:
         query = query.where(Notification.read_at.is_(None))
     rows: Rows = (await db.execute(page.apply(query, Notification.id))).all()

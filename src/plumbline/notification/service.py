@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pydantic.alias_generators import to_camel
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -42,6 +43,8 @@ KINDS = (
     "OCCUPANT_REQUEST",
     "INVITE_ACCEPTED",
 )
+
+KEYS = tuple(to_camel(column.key) for column in repo.COLUMNS)
 
 
 class NotificationService:
@@ -139,21 +142,8 @@ class NotificationService:
         """The caller's notifications, newest first, one query per page."""
         user = principal.require_user()
         rows = await repo.list_for_user(db, user.id, unread_only=unread_only, page=page)
-        items = [
-            {
-                "id": r.id,
-                "kind": r.kind,
-                "title": r.title,
-                "body": r.body,
-                "href": r.href,
-                "workspaceId": r.workspace_id,
-                "projectId": r.project_id,
-                "readAt": clock.iso(r.read_at),
-                "createdAt": clock.iso(r.created_at),
-            }
-            for r in rows
-        ]
-        return page.finish(items)
+        # Date-times go to the encoder as they are: it writes them as ``clock.iso`` does.
+        return page.finish([dict(zip(KEYS, row, strict=True)) for row in rows])
 
     async def mark_read(self, db: AsyncSession, principal: Principal, ids: list[str] | None) -> int:
         """Mark the caller's unread notifications read (these ids, or all); others are untouched."""

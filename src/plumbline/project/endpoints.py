@@ -32,8 +32,7 @@ router = make_router(tags=["projects"])
 @read_only
 async def list_projects(ctx: WorkspaceMember, db: DB, page: Page) -> ORJSONResponse:
     """The workspace's projects the caller can see, newest first."""
-    rows, headers = await project_service.list_visible(db, ctx, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await project_service.list_visible(db, ctx, page))
 
 
 @router.post("/workspaces/{workspaceId}/projects", response_model=ProjectRead)
@@ -82,8 +81,7 @@ async def project_team(ctx: CanReadProject, db: DB, page: Page) -> ORJSONRespons
     An external collaborator (CLIENT, CONTRACTOR, SUBCONTRACTOR) sees only the internal members
     who can see the project, by name and role, and themselves: no e-mail but their own
     (`email` is null) and nothing of the other external collaborators."""
-    rows, headers = await project_service.team(db, ctx, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await project_service.team(db, ctx, page))
 
 
 @router.delete("/projects/{projectId}/members/{userId}", response_model=Ok)

@@ -6,7 +6,6 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    DateTime,
     Row,
     and_,
     bindparam,
@@ -16,34 +15,36 @@ from sqlalchemy import (
     null,
     or_,
     select,
-    type_coerce,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import Paged, PageParams
 from plumbline.models import Membership, Project, ProjectMember, User
+from plumbline.records.fields import Fields
 
-PROJECT_COLUMNS: tuple[Any, ...] = (
-    Project.id,
-    Project.workspace_id,
-    Project.name,
-    Project.stage,
-    Project.location,
-    Project.currency,
-    Project.start_date,
-    Project.end_date,
-    Project.project_number,
-    Project.timezone,
-    Project.operations_mode,
-    # Read without UTCDateTime's per-value conversion: asyncpg returns UTC, SQLite the stored
-    # naive UTC; ``clock.iso`` formats either.
-    type_coerce(Project.created_at, DateTime(timezone=True)).label("created_at"),
-    type_coerce(Project.updated_at, DateTime(timezone=True)).label("updated_at"),
+# The response, in order (timestamps are read without UTCDateTime's per-value conversion).
+FIELDS = Fields(
+    Project.__table__,
+    {
+        "id": "id",
+        "workspaceId": "workspace_id",
+        "name": "name",
+        "stage": "stage",
+        "location": "location",
+        "currency": "currency",
+        "startDate": "start_date",
+        "endDate": "end_date",
+        "projectNumber": "project_number",
+        "timezone": "timezone",
+        "operationsMode": "operations_mode",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+    },
 )
 
 
-_LIVE_PROJECTS = select(*PROJECT_COLUMNS).where(
+_LIVE_PROJECTS = select(*FIELDS.columns).where(
     Project.workspace_id == bindparam("workspace_id"), Project.deleted_at.is_(None)
 )
 _NAMED = Project.id.in_(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import UTC, date
+from collections.abc import Iterable
+from datetime import date
 from typing import Any
 
 from pydantic.alias_generators import to_camel
@@ -35,48 +35,8 @@ _AUDITED = {
 _NOT_NULL = ("name", "currency", "stage", "timezone", "operations_mode")
 
 
-def project_dicts(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
-    """Projects from rows of ``repository.PROJECT_COLUMNS``, in one pass (a benchmarked path:
-    dates go to orjson as they are, which writes them as YYYY-MM-DD)."""
-    return [
-        {
-            "id": id_,
-            "workspaceId": workspace_id,
-            "name": name,
-            "stage": stage,
-            "location": location,
-            "currency": currency,
-            "startDate": start,
-            "endDate": end,
-            "projectNumber": number,
-            "timezone": tz,
-            "operationsMode": ops,
-            "createdAt": clock.iso(created_at),
-            "updatedAt": clock.iso(updated_at),
-        }
-        for (
-            id_,
-            workspace_id,
-            name,
-            stage,
-            location,
-            currency,
-            start,
-            end,
-            number,
-            tz,
-            ops,
-            created_at,
-            updated_at,
-        ) in rows
-    ]
-
-
 def project_dict(project: Project) -> dict[str, Any]:
-    values = [getattr(project, column.key) for column in repository.PROJECT_COLUMNS]
-    # An entity built in this request holds the clock's value, which need not be in UTC.
-    values[-2:] = [value.astimezone(UTC) for value in values[-2:]]
-    return project_dicts([values])[0]
+    return repository.FIELDS.read(repository.FIELDS.of(project))
 
 
 def _audited(project: Project) -> dict[str, Any]:
@@ -120,7 +80,7 @@ class ProjectService:
             page=page,
         )
         rows, headers = page.finish(rows)
-        return project_dicts(rows), headers
+        return [repository.FIELDS.row(row) for row in rows], headers
 
     async def create(
         self, db: AsyncSession, ctx: WorkspaceContext, data: ProjectCreate

@@ -23,6 +23,7 @@ from plumbline.punch.schemas import (
     punch_filters,
 )
 from plumbline.punch.service import punch as punch_service
+from plumbline.punch.service import punch_photos
 from plumbline.records.export import csv_response
 from plumbline.routing import make_router, read_only
 
@@ -34,8 +35,7 @@ Filters = Annotated[PunchFilters, Depends(punch_filters)]
 @read_only
 async def list_punch(ctx: CanReadPunch, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
     """List punch items, newest first (filters: status, priority, assignee, trade, text)."""
-    rows, headers = await punch_service.list_items(db, ctx, filters, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await punch_service.list_items(db, ctx, filters, page))
 
 
 @router.post("", response_model=PunchRead)
@@ -87,7 +87,7 @@ async def presign_punch_photo(
     ctx: CanWritePunch, db: DB, punchId: str, body: PhotoPresign
 ) -> ORJSONResponse:
     """Upload target for a reference photo (jpeg, png, webp, heic; at most 15 MB, 8 per item)."""
-    return ORJSONResponse(await punch_service.presign_photo(db, ctx, punchId, body))
+    return ORJSONResponse(await punch_photos.presign(db, ctx, punchId, body))
 
 
 @router.post("/{punchId}/reference-photos/complete", response_model=PunchRead)
@@ -103,5 +103,5 @@ async def delete_punch_photo(
     ctx: CanWritePunch, uow: UoW, punchId: str, photoId: str
 ) -> ORJSONResponse:
     """Remove a reference photo."""
-    await punch_service.delete_photo(uow, ctx, punchId, photoId)
+    await punch_photos.delete(uow, ctx, punchId, photoId)
     return ORJSONResponse({"ok": True})

@@ -12,7 +12,7 @@ A reopened item starts again from OPEN, so its assignees pick it up anew. New it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -37,7 +37,6 @@ from plumbline.punch.errors import (
 from plumbline.punch.repository import ASSIGNEES, FIELDS
 from plumbline.punch.schemas import (
     PhotoComplete,
-    PhotoPresign,
     PunchBulkUpdate,
     PunchCreate,
     PunchFilters,
@@ -46,7 +45,7 @@ from plumbline.punch.schemas import (
 from plumbline.records import Notice, add_record, references, soft_delete
 from plumbline.records.references import FILE_VERSION
 from plumbline.records.repository import assignable
-from plumbline.records.uploads import Uploads
+from plumbline.records.uploads import RecordFiles, Uploads
 from plumbline.records.visibility import Visibility
 
 ENTITY = "punch_item"
@@ -84,10 +83,6 @@ def _snapshot(item: PunchItem, assignee_ids: list[str]) -> dict[str, Any]:
     return FIELDS.audited(item, AUDITED) | {"assigneeIds": list(assignee_ids)}
 
 
-def _unique(values: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(values))
-
-
 class PunchService:
     def visibility(self, ctx: ProjectContext) -> Visibility:
         """Clients see punch items only where the project shares them (``showPunch``)."""
@@ -108,7 +103,7 @@ class PunchService:
             for row in found
         ], headers
 
-    async def _load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
+    async def load(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> PunchItem:
         return found(await repo.get(db, self.visibility(ctx), punch_id), "Punch item not found")
 
     async def _read(
@@ -123,7 +118,7 @@ class PunchService:
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> dict[str, Any]:
         """One item the caller may see (404 otherwise)."""
-        return await self._read(db, await self._load(db, ctx, punch_id))
+        return await self._read(db, await self.load(db, ctx, punch_id))
 
     async def _check_assignees(
         self, db: AsyncSession, ctx: ProjectContext, user_ids: list[str]
@@ -138,31 +133,18 @@ class PunchService:
                 ],
             )
 
-    async def _check_file_version(
-        self, db: AsyncSession, ctx: ProjectContext, version_id: str | None
-    ) -> None:
-        await references.require(db, ctx, FILE_VERSION, "fileVersionId", version_id)
-
-    async def _assigned(
-        self, uow: UnitOfWork, ctx: ProjectContext, item: PunchItem, user_ids: Iterable[str]
-    ) -> None:
-        """New assignees: a notification and an e-mail each."""
-        await ASSIGNED.send(
-            uow, ctx, user_ids, record_id=item.id, number=item.punch_number, title=item.title
-        )
-
     async def create(
         self, uow: UnitOfWork, ctx: ProjectContext, data: PunchCreate
     ) -> dict[str, Any]:
         """A new OPEN item numbered in the project; an external's own item is assigned to them."""
         db = uow.session
         self.visibility(ctx).collection(PunchHiddenFromClients)
-        assignee_ids = _unique(data.assignee_ids or [])
+        assignee_ids = list(dict.fromkeys(data.assignee_ids or []))
         if data.assignee_ids is None and ctx.is_external and ctx.user_id:
             # An external's own item stays visible to them: it is theirs unless they say otherwise.
             assignee_ids = [ctx.user_id]
         await self._check_assignees(db, ctx, assignee_ids)
-        await self._check_file_version(db, ctx, data.file_version_id)
+        await references.require(db, ctx, FILE_VERSION, "fileVersionId", data.file_version_id)
         values = {name: getattr(data, name) for name in COLUMNS}
         values["pin"] = data.pin.model_dump() if data.pin else None
         number = await next_number(db, ctx.project.id, "punch")
@@ -170,7 +152,9 @@ class PunchService:
         await ASSIGNEES.set(db, item.id, assignee_ids)
         values = _snapshot(item, assignee_ids) | {"punchNumber": item.punch_number}
         await audit_change(db, ctx, (ENTITY, item.id), "punch.created", created(values))
-        await self._assigned(uow, ctx, item, assignee_ids)
+        await ASSIGNED.send(
+            uow, ctx, assignee_ids, record_id=item.id, number=number, title=item.title
+        )
         return FIELDS.read(FIELDS.of(item), assigneeIds=assignee_ids, referencePhotos=[])
 
     def _check_transition(self, ctx: ProjectContext, old: str, new: str) -> None:
@@ -216,7 +200,10 @@ class PunchService:
         elif new_status != old_status and old_status == "CLOSED":
             action = "punch.reopened"
         await audit_change(db, ctx, (ENTITY, item.id), action, changes)
-        await self._assigned(uow, ctx, item, [u for u in after_assignees if u not in current])
+        new = [u for u in after_assignees if u not in current]
+        await ASSIGNED.send(
+            uow, ctx, new, record_id=item.id, number=item.punch_number, title=item.title
+        )
         return after_assignees
 
     async def update(
@@ -224,18 +211,20 @@ class PunchService:
     ) -> dict[str, Any]:
         """Edits and status steps of the workflow (closing and reopening by MANAGER and above)."""
         db = uow.session
-        item = await self._load(db, ctx, punch_id)
+        item = await self.load(db, ctx, punch_id)
         given = data.model_fields_set
         values: dict[str, Any] = {name: getattr(data, name) for name in COLUMNS if name in given}
         if "pin" in values and data.pin is not None:
             values["pin"] = data.pin.model_dump()
         if "status" in given:
             values["status"] = data.status
-        assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
+        assignee_ids = None if data.assignee_ids is None else list(dict.fromkeys(data.assignee_ids))
         if assignee_ids is not None:
             await self._check_assignees(db, ctx, assignee_ids)
         if values.get("file_version_id"):
-            await self._check_file_version(db, ctx, values["file_version_id"])
+            await references.require(
+                db, ctx, FILE_VERSION, "fileVersionId", values["file_version_id"]
+            )
         current = (await ASSIGNEES.of(db, [item.id]))[item.id]
         after = await self._apply(uow, ctx, item, current, values, assignee_ids)
         await db.flush()
@@ -246,8 +235,8 @@ class PunchService:
     ) -> list[dict[str, Any]]:
         """Each item follows its own rules; one refusal does not stop the others."""
         db = uow.session
-        ids = _unique(data.ids)
-        assignee_ids = _unique(data.assignee_ids) if data.assignee_ids is not None else None
+        ids = list(dict.fromkeys(data.ids))
+        assignee_ids = None if data.assignee_ids is None else list(dict.fromkeys(data.assignee_ids))
         if assignee_ids is not None:
             await self._check_assignees(db, ctx, assignee_ids)
         vis = self.visibility(ctx).collection(PunchHiddenFromClients)
@@ -256,18 +245,8 @@ class PunchService:
         values = {"status": data.status} if data.status is not None else {}
         results: list[dict[str, Any]] = []
         for punch_id in ids:
-            item = items.get(punch_id)
-            if item is None:
-                results.append(
-                    {
-                        "id": punch_id,
-                        "ok": False,
-                        "error": "Punch item not found",
-                        "code": "NOT_FOUND",
-                    }
-                )
-                continue
             try:
+                item = found(items.get(punch_id), "Punch item not found")
                 await self._apply(uow, ctx, item, current[punch_id], values, assignee_ids)
             except AppError as refused:
                 results.append(
@@ -280,7 +259,7 @@ class PunchService:
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, punch_id: str) -> None:
         """Soft delete; members delete only the items they created."""
-        item = await self._load(db, ctx, punch_id)
+        item = await self.load(db, ctx, punch_id)
         await soft_delete(
             db,
             ctx,
@@ -290,25 +269,13 @@ class PunchService:
             refusal="You can delete only the punch items you created",
         )
 
-    async def presign_photo(
-        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoPresign
-    ) -> dict[str, Any]:
-        """An upload target for one reference photo (jpeg, png, webp, heic; 15 MB; 8 per item)."""
-        return await PHOTOS.presign(db, ctx, await self._load(db, ctx, punch_id), data)
-
     async def complete_photo(
         self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoComplete
     ) -> dict[str, Any]:
         """Record an uploaded photo; returns the item with its ``referencePhotos``."""
-        item = await self._load(db, ctx, punch_id)
+        item = await self.load(db, ctx, punch_id)
         await PHOTOS.complete(db, ctx, item, data)
         return await self._read(db, item)
-
-    async def delete_photo(
-        self, uow: UnitOfWork, ctx: ProjectContext, punch_id: str, photo_id: str
-    ) -> None:
-        """Remove a reference photo of an item the caller may see."""
-        await PHOTOS.delete(uow, ctx, await self._load(uow.session, ctx, punch_id), photo_id)
 
     def export_csv(self, ctx: ProjectContext, filters: PunchFilters) -> AsyncIterator[bytes]:
         """CSV of the filtered list, newest first."""
@@ -317,3 +284,5 @@ class PunchService:
 
 
 punch = PunchService()
+# Reference photos (jpeg, png, webp, heic; 15 MB; 8 per item) of the items the caller may see.
+punch_photos = RecordFiles(PHOTOS, punch.load)

@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change
-from plumbline.authz.permissions import Permission, ProjectRole
+from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
 from plumbline.db import Base, UnitOfWork
@@ -60,26 +60,6 @@ def record_access(
     return project_access(permission, scope=scope, module=module, feature=Feature.RECORDS)
 
 
-def hidden_from_client(ctx: ProjectContext, flag: str) -> bool:
-    """True for a CLIENT collaborator of a project that does not share these records with
-    clients (``flag`` is its ``client_visibility`` switch, e.g. ``showPunch``)."""
-    return (
-        ctx.is_external
-        and ctx.project_role == ProjectRole.CLIENT
-        and not ctx.project.client_visibility.get(flag)
-    )
-
-
-def require_delete(ctx: ProjectContext, created_by: str | None, refusal: str) -> None:
-    """MANAGER+ (and API keys) delete any record, a MEMBER only the ones they created;
-    everyone else gets 403 ``refusal``."""
-    own = ctx.user_id is not None and created_by == ctx.user_id
-    if not (
-        ctx.can(Permission.RECORDS_DELETE_ANY) or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
-    ):
-        raise Forbidden(refusal)
-
-
 async def soft_delete(
     db: AsyncSession,
     ctx: ProjectContext,
@@ -90,10 +70,15 @@ async def soft_delete(
     refusal: str,
     also: Mapping[str, list[Any]] | None = None,
 ) -> None:
-    """Check ``require_delete``, stamp ``deleted_at`` (and ``updated_at``) and audit ``action``
-    (with the changes ``also`` made alongside). The record must already be loaded within what
-    the caller may see."""
-    require_delete(ctx, record.created_by, refusal)
+    """MANAGER+ (and API keys) delete any record, a MEMBER only the ones they created, everyone
+    else gets 403 ``refusal``; then stamp ``deleted_at`` (and ``updated_at``) and audit
+    ``action`` (with the changes ``also`` made alongside). The record must already be loaded
+    within what the caller may see."""
+    own = ctx.user_id is not None and record.created_by == ctx.user_id
+    if not (
+        ctx.can(Permission.RECORDS_DELETE_ANY) or (own and ctx.can(Permission.RECORDS_DELETE_OWN))
+    ):
+        raise Forbidden(refusal)
     now = clock.now()
     record.deleted_at = now
     record.updated_at = now

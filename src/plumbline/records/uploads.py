@@ -5,7 +5,7 @@ Issue and punch reference photos, RFI attachments (stored as attachments).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -131,3 +131,31 @@ class Uploads:
         )
         record.updated_at = clock.now()
         await uow.session.flush()
+
+
+Load = Callable[[AsyncSession, ProjectContext, str], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class RecordFiles:
+    """The upload routes of a record kind: the record the path names (``load``: within what the
+    caller may see, else 404), then its ``uploads``."""
+
+    uploads: Uploads
+    load: Load
+
+    async def presign(
+        self, db: AsyncSession, ctx: ProjectContext, record_id: str, body: Presign
+    ) -> dict[str, Any]:
+        return await self.uploads.presign(db, ctx, await self.load(db, ctx, record_id), body)
+
+    async def complete(
+        self, db: AsyncSession, ctx: ProjectContext, record_id: str, body: Complete
+    ) -> dict[str, Any]:
+        return await self.uploads.complete(db, ctx, await self.load(db, ctx, record_id), body)
+
+    async def delete(
+        self, uow: UnitOfWork, ctx: ProjectContext, record_id: str, attachment_id: str
+    ) -> None:
+        record = await self.load(uow.session, ctx, record_id)
+        await self.uploads.delete(uow, ctx, record, attachment_id)

@@ -11,7 +11,6 @@ from sqlalchemy import ColumnElement, false
 from plumbline.authz.permissions import ProjectRole
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import Forbidden
-from plumbline.records import hidden_from_client
 
 CONTRIBUTORS = (ProjectRole.CONTRACTOR, ProjectRole.SUBCONTRACTOR)
 # A module's clause for "records of this contractor" (assigned to them, created by them...).
@@ -32,9 +31,10 @@ class Visibility:
     @classmethod
     def of(cls, ctx: ProjectContext, flag: str) -> Visibility:
         contributor = ctx.is_external and ctx.project_role in CONTRIBUTORS
-        return cls(
-            ctx.project.id, not hidden_from_client(ctx, flag), ctx.user_id if contributor else None
-        )
+        # A CLIENT sees the records only where the project shares them (its ``flag`` switch).
+        client = ctx.is_external and ctx.project_role == ProjectRole.CLIENT
+        shared = not client or bool(ctx.project.client_visibility.get(flag))
+        return cls(ctx.project.id, shared, ctx.user_id if contributor else None)
 
     def collection(self, refusal: type[Forbidden]) -> Visibility:
         """Itself; a collection (list, export, bulk) answers 403 ``refusal`` to a client of a

@@ -60,8 +60,7 @@ Filters = Annotated[RfiFilters, Depends(rfi_filters)]
 @read_only
 async def list_rfis(ctx: CanReadRfi, db: DB, page: Page, filters: Filters) -> ORJSONResponse:
     """List the project's RFIs, newest first."""
-    rows, headers = await rfi_service.list_rfis(db, ctx, filters, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await rfi_service.list_rfis(db, ctx, filters, page))
 
 
 @router.post("", response_model=RfiRead)
@@ -105,8 +104,7 @@ async def delete_rfi(ctx: CanWriteRfi, db: DB, rfiId: str) -> ORJSONResponse:
 @read_only
 async def list_rfi_messages(ctx: CanReadRfi, db: DB, page: Page, rfiId: str) -> ORJSONResponse:
     """List an RFI's messages, newest first."""
-    rows, headers = await rfi_messages.list_messages(db, ctx, rfiId, page)
-    return ORJSONResponse(rows, headers=headers)
+    return ORJSONResponse.page(await rfi_messages.list_messages(db, ctx, rfiId, page))
 
 
 @router.post("/{rfiId}/messages", response_model=MessageRead)

@@ -70,16 +70,7 @@ class RfiMessageService:
         changes = {"messageId": [None, message.id], "body": [None, clean]}
         await audit_change(db, ctx, ("rfi", rfi.id), "rfi.message_posted", changes)
         author = ctx.principal.user.name if ctx.principal.user else None
-        values = {
-            "id": message.id,
-            "rfi_id": rfi.id,
-            "project_id": rfi.project_id,
-            "body": clean,
-            "created_by": message.created_by,
-            "created_at": message.created_at,
-            "author_name": author,
-        }
-        return message_dict(values, None)
+        return message_dict({**vars(message), "author_name": author}, None)
 
 
 rfi_messages = RfiMessageService()

@@ -68,10 +68,8 @@ class RfiFilters:
             where.append(ASSIGNEES.has(self.assignee_id))
         if self.q:
             text = self.q.strip()
-            match = or_(
-                Rfi.title.icontains(text, autoescape=True),
-                Rfi.question.icontains(text, autoescape=True),
-            )
+            searched = (Rfi.title, Rfi.question)
+            match = or_(*(c.icontains(text, autoescape=True) for c in searched))
             if text.isdigit() and len(text) < 10:
                 match = or_(match, Rfi.rfi_number == int(text))
             where.append(match)

@@ -21,10 +21,6 @@ MAX_MESSAGE_CHARS = 50_000
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 
 
-def _unique(ids: list[str]) -> list[str]:
-    return list(dict.fromkeys(ids))
-
-
 class _RfiFields(Schema):
     question: str | None = Field(default=None, max_length=20_000)
     priority: Priority = "MEDIUM"
@@ -39,7 +35,7 @@ class _RfiFields(Schema):
     @field_validator("assignee_ids", "issue_ids")
     @classmethod
     def _dedupe(cls, value: list[str]) -> list[str]:
-        return _unique(value)
+        return list(dict.fromkeys(value))
 
 
 def _title(value: str) -> str:
@@ -88,7 +84,7 @@ class RfiUpdate(Schema):
     @field_validator("assignee_ids", "issue_ids")
     @classmethod
     def _dedupe(cls, value: list[str] | None) -> list[str] | None:
-        return None if value is None else _unique(value)
+        return None if value is None else list(dict.fromkeys(value))
 
     @field_validator("title")
     @classmethod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -138,7 +138,9 @@ class RfiService:
         snapshot = _snapshot(rfi, body.assignee_ids) | {"rfiNumber": rfi.rfi_number}
         changes = created(snapshot | {"status": OPEN})
         await audit_change(db, ctx, ("rfi", rfi.id), "rfi.created", changes)
-        await self._assigned(uow, ctx, rfi, body.assignee_ids)
+        await ASSIGNED.send(
+            uow, ctx, body.assignee_ids, record_id=rfi.id, number=number, title=rfi.title
+        )
         return rfi_dict(values, body.assignee_ids, [])
 
     async def update(
@@ -222,10 +224,22 @@ class RfiService:
             spec = STEPS[step]
             await audit_change(db, ctx, ("rfi", rfi.id), spec.action, status_changes)
             recipients = new_responders if spec.to_responders else [rfi.manager_id]
-            notified = set(await self._notify(db, ctx, rfi, recipients, spec.notify, spec.title))
+            notified = set(
+                await notification.notify(
+                    db,
+                    recipients,
+                    kind=spec.notify,
+                    title=spec.title.format(n=rfi.rfi_number, title=rfi.title),
+                    href=f"/projects/{rfi.project_id}/rfi/{rfi.id}",
+                    workspace_id=rfi.workspace_id,
+                    project_id=rfi.project_id,
+                    actor_id=ctx.user_id,
+                )
+            )
         added = [user_id for user_id in new_responders if user_id not in responders]
         # A responder added by the same request that sends the RFI to them hears about it once.
-        await self._assigned(uow, ctx, rfi, [u for u in added if u not in notified])
+        new = [u for u in added if u not in notified]
+        await ASSIGNED.send(uow, ctx, new, record_id=rfi.id, number=rfi.rfi_number, title=rfi.title)
         return await self._view(db, rfi, new_responders)
 
     def _check_actor(
@@ -325,34 +339,6 @@ class RfiService:
     ) -> None:
         await references.require(db, ctx, FILE_VERSION, "fileVersionId", file_version_id)
         await references.require(db, ctx, ISSUE, "issueIds", issue_ids)
-
-    async def _assigned(
-        self, uow: UnitOfWork, ctx: ProjectContext, rfi: Rfi, user_ids: Iterable[str]
-    ) -> None:
-        """New responders: a notification and an e-mail each."""
-        await ASSIGNED.send(
-            uow, ctx, user_ids, record_id=rfi.id, number=rfi.rfi_number, title=rfi.title
-        )
-
-    async def _notify(
-        self,
-        db: AsyncSession,
-        ctx: ProjectContext,
-        rfi: Rfi,
-        user_ids: Iterable[str | None],
-        kind: str,
-        title: str,
-    ) -> list[str]:
-        return await notification.notify(
-            db,
-            user_ids,
-            kind=kind,
-            title=title.format(n=rfi.rfi_number, title=rfi.title),
-            href=f"/projects/{rfi.project_id}/rfi/{rfi.id}",
-            workspace_id=rfi.workspace_id,
-            project_id=rfi.project_id,
-            actor_id=ctx.user_id,
-        )
 
 
 rfi = RfiService()
