@@ -60,6 +60,8 @@ async def test_list_is_newest_first_with_filters(client: httpx.AsyncClient) -> N
     assert await _ids(client, world, h, q="100%") == [b["id"]]
     assert await _ids(client, world, h, q="%") == [b["id"]]
     assert await _ids(client, world, h, q=str(c["rfiNumber"])) == [c["id"]]
+    # A digit that is not a decimal (superscript one) is text, never a number: no 500.
+    assert await _ids(client, world, h, q="\u00b9") == []
     future = (clock.now() + timedelta(days=1)).isoformat()
     assert await _ids(client, world, h, updatedSince=future) == []
     assert await _ids(client, world, h, updatedSince=c["createdAt"]) == [c["id"]]

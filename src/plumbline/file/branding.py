@@ -45,7 +45,7 @@ def _looks_like(content_type: str, data: bytes) -> bool:
 
 async def _read_body(request: Request) -> bytes:
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > MAX_LOGO_BYTES:
+    if declared and declared.isdecimal() and int(declared) > MAX_LOGO_BYTES:
         raise PayloadTooLarge(f"Logos are limited to {MAX_LOGO_BYTES} bytes")
     chunks, size = [], 0
     try:

@@ -70,7 +70,7 @@ class RfiFilters:
             text = self.q.strip()
             searched = (Rfi.title, Rfi.question)
             match = or_(*(c.icontains(text, autoescape=True) for c in searched))
-            if text.isdigit() and len(text) < 10:
+            if text.isdecimal() and len(text) < 10:
                 match = or_(match, Rfi.rfi_number == int(text))
             where.append(match)
         if self.updated_since is not None:

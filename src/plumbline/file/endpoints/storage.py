@@ -50,7 +50,7 @@ async def upload_object(token: str, request: Request) -> ORJSONResponse:
     claims = read_token(token, PUT)
     key, max_size = str(claims["k"]), int(claims["n"])
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > max_size:
+    if declared and declared.isdecimal() and int(declared) > max_size:
         raise PayloadTooLarge("More bytes than the upload declared")
     if await backend.head(key) is not None:
         raise Conflict("This object has already been uploaded", code="ALREADY_UPLOADED")
