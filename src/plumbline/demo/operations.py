@@ -3,7 +3,6 @@ occupant portal."""
 
 from __future__ import annotations
 
-from plumbline.config import settings
 from plumbline.demo.api import Api, day
 
 
@@ -146,11 +145,13 @@ async def _occupant(api: Api, base: str) -> list[tuple[str, str]]:
         (plant, "Chiller alarm light on", "Red light flashing on the panel by the roof door."),
     )
     for link, title, description in requests:
-        path = link["url"].removeprefix(settings.public_url.rstrip("/")).removesuffix("/meta")
         await api(
             "POST",
-            f"{path}/submit",
+            f"/api/v1/occupant/{link['token']}/submit",
             json={"title": title, "description": description, "reporterName": "Sam Tenant",
                   "reporterEmail": "sam.tenant@example.com"},
         )  # fmt: skip
-    return [("occupant portal (lobby link)", lobby["url"])]
+    return [
+        ("occupant page (lobby poster)", lobby["url"]),
+        ("occupant page (chiller 1 QR code)", plant["url"]),
+    ]
