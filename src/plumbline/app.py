@@ -25,6 +25,7 @@ from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddlewa
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.openapi import build_openapi
 from plumbline.pages.kit import error_page
+from plumbline.pages.occupant import FORM_BYTES as REPORT_FORM_BYTES
 
 MiB = 1024 * 1024
 # FastAPI's native OpenTelemetry, unless PLUMBLINE_TELEMETRY is set: even with no provider
@@ -33,10 +34,12 @@ TELEMETRY_OFF: TelemetryConfig = {"tracing": False, "metrics": False, "logs": Fa
 
 
 def body_limit(path: str) -> int | None:
-    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules, 2 MiB logos; storage uploads
-    enforce their own."""
+    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules, 2 MiB logos, the occupant
+    reporting page's photos; storage uploads enforce their own."""
     if path.startswith("/api/v1/storage/"):
         return None
+    if path.startswith("/portal/occupant/"):
+        return REPORT_FORM_BYTES
     if path.endswith("/viewer-state"):
         return 8 * MiB
     if path.endswith("/logo"):

@@ -87,10 +87,15 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     ]
     chiller = next(a for a in assets if a["tag"] == "CH-01")
     assert {i["assetId"] for i in occupant} == {chiller["id"], None}
-    lobby = re.search(r"occupant portal \(lobby link\): http://[^/]+(\S+)", result.stdout)
-    assert lobby, result.stdout
-    meta = await client.get(lobby.group(1))
-    assert meta.status_code == 200 and meta.json()["asset"] is None
+    for label, asset in (("lobby poster", None), ("chiller 1 QR code", chiller["name"])):
+        link = re.search(
+            rf"occupant page \({label}\): http://[^/]+/portal/occupant/(\S+)", result.stdout
+        )
+        assert link, result.stdout
+        page = await client.get(f"/portal/occupant/{link.group(1)}")
+        assert page.status_code == 200 and "Report a problem" in page.text
+        meta = await client.get(f"/api/v1/occupant/{link.group(1)}/meta")
+        assert (meta.json()["asset"] or {}).get("name") == asset
     assert all(i["workOrderType"] == "PREVENTIVE" for i in preventive)
     [walk] = await _list(client, key, f"{base}/om/inspection-templates")
     assert walk["name"] == "Monthly fire-safety walk" and walk["frequency"] == "MONTHLY"

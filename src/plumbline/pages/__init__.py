@@ -3,6 +3,7 @@
 from fastapi import APIRouter
 
 from plumbline.pages.kit import static_router
+from plumbline.pages.occupant import router as occupant_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
-routers: tuple[APIRouter, ...] = (static_router,)
+routers: tuple[APIRouter, ...] = (static_router, occupant_router)
