@@ -2,8 +2,8 @@
 
 from fastapi import APIRouter
 
+from plumbline.pages import occupant, proposal
 from plumbline.pages.kit import static_router
-from plumbline.pages.occupant import router as occupant_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
-routers: tuple[APIRouter, ...] = (static_router, occupant_router)
+routers: tuple[APIRouter, ...] = (static_router, proposal.router, occupant.router)
