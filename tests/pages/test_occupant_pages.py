@@ -4,6 +4,7 @@ as the JSON path stores them."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -150,6 +151,20 @@ async def test_a_form_sent_twice_makes_one_request(client: httpx.AsyncClient) ->
     assert second.status_code == 200 and "We already have" not in second.text
     assert tracking_link(second.text) != tracking_link(first.text)
     assert await issue_count(world.project.id) == 2
+
+
+async def test_a_form_sent_twice_at_once_makes_one_request(client: httpx.AsyncClient) -> None:
+    world = await ops_world()
+    link = await make_link(client, world)
+    form = await open_form(client, link["token"])
+    both = await asyncio.gather(*(send(client, link["token"], form) for _ in range(2)))
+    # The second finds the first's request, or (when both passed that check) meets the
+    # tracking token's unique constraint and is refused as a page.
+    assert sorted(page.status_code for page in both) in ([200, 200], [200, 409])
+    for page in both:
+        assert page.headers["content-type"].startswith("text/html")
+        assert page.status_code == 200 or "This form was already sent" in page.text
+    assert await issue_count(world.project.id) == 1 and await requests_of(world) == 1
 
 
 async def test_fields_that_cannot_be_used_come_back_tied_to_the_field(
