@@ -60,6 +60,10 @@ def _page(path: str) -> str:
     return f"{settings.public_url.rstrip('/')}{path}"
 
 
+def _tracking_page(tracking: str) -> str:
+    return _page(f"/portal/requests/{tracking}")
+
+
 def _tracking_token(link_id: str, key: str) -> str:
     """The tracking token of the request a page's form ``key`` makes through a link: the same
     for the same form, so a form sent twice finds the request it made (docs/decisions.md)."""
@@ -223,8 +227,7 @@ class OccupantService:
             workspace_id=workspace.id,
             project_id=project.id,
         )
-        tracking_page = _page(f"/portal/requests/{tracking}")
-        queue(uow, _receipt(body, project, issue["number"], tracking_page))
+        queue(uow, _receipt(body, project, issue["number"], _tracking_page(tracking)))
         return {
             "ok": True,
             "issueId": issue["id"],
@@ -235,24 +238,19 @@ class OccupantService:
 
     def tracking_page(self, principal: Principal, key: str) -> str:
         """The tracking page of the request the page's form ``key`` made through the link."""
-        link_id = principal.require_token().subject_id
-        return _page(f"/portal/requests/{_tracking_token(link_id, key)}")
+        return _tracking_page(_tracking_token(principal.require_token().subject_id, key))
 
     async def submitted_with(
         self, db: AsyncSession, principal: Principal, key: str
     ) -> dict[str, Any] | None:
         """The request the page's form ``key`` already made through the link (a form sent
         twice), as its receipt shows it; None when it made none."""
-        tracking = self.tracking_page(principal, key).rsplit("/", 1)[-1]
+        tracking = _tracking_token(principal.require_token().subject_id, key)
         found = await repo.tracked(db, crypto.sha256_hex(tracking))
         if found is None:
             return None
         issue_id, _, title, *_ = found
-        return {
-            "issueId": issue_id,
-            "title": title,
-            "trackingPage": self.tracking_page(principal, key),
-        }
+        return {"issueId": issue_id, "title": title, "trackingPage": _tracking_page(tracking)}
 
     async def _photo_request(
         self, db: AsyncSession, principal: Principal, issue_id: str, photo_token: str
