@@ -90,8 +90,13 @@ async def test_the_form_names_the_building_and_the_asset(client: httpx.AsyncClie
     world = await ops_world()
     asset = await create_asset(client, world, name=f"Chiller {SCRIPT}", location="Roof")
     link = await make_link(client, world, assetId=asset["id"])
+    async with database.sessionmaker() as db:  # the workspace's colour, as its PDFs use it
+        change = update(Workspace).where(Workspace.id == world.workspace.id)
+        await db.execute(change.values(primary_color="#0f766e"))
+        await db.commit()
     page = await client.get(page_url(link["token"]))
     assert page.status_code == 200
+    assert "--brand:#0F766E" in page.text
     assert world.project.name in page.text and world.workspace.name in page.text
     assert asset["tag"] in page.text and "Roof" in page.text
     assert SCRIPT not in page.text and "Chiller &lt;script&gt;" in page.text
