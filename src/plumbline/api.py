@@ -32,6 +32,7 @@ from plumbline.om.fm_dashboard.endpoints import router as fm_dashboard_router
 from plumbline.om.inspections.endpoints import runs as inspection_run_router
 from plumbline.om.inspections.endpoints import templates as inspection_template_router
 from plumbline.om.maintenance.endpoints import router as om_maintenance_router
+from plumbline.pages import routers as page_routers
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
 from plumbline.proposal.drafts.endpoints import router as proposal_router
@@ -94,4 +95,5 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     ("/api/payments", billing_router),
     ("", home_router),
     ("", docs_router),
+    *(("", router) for router in page_routers),
 )

@@ -17,13 +17,15 @@ from plumbline.config import settings
 from plumbline.db import database
 from plumbline.digest.scheduler import scheduler
 from plumbline.drawing_ai import sandbox
-from plumbline.errors import install_error_handlers
+from plumbline.errors import ErrorAnswer, install_error_handlers
 from plumbline.home.endpoints import ASSETS, assets
 from plumbline.kit import pubsub
 from plumbline.kit.logging import configure_logging
 from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.openapi import build_openapi
+from plumbline.pages.kit import error_page
+from plumbline.pages.occupant import FORM_BYTES as REPORT_FORM_BYTES
 
 MiB = 1024 * 1024
 # FastAPI's native OpenTelemetry, unless PLUMBLINE_TELEMETRY is set: even with no provider
@@ -32,10 +34,12 @@ TELEMETRY_OFF: TelemetryConfig = {"tracing": False, "metrics": False, "logs": Fa
 
 
 def body_limit(path: str) -> int | None:
-    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules, 2 MiB logos; storage uploads
-    enforce their own."""
+    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules, 2 MiB logos, the occupant
+    reporting page's photos; storage uploads enforce their own."""
     if path.startswith("/api/v1/storage/"):
         return None
+    if path.startswith("/portal/occupant/"):
+        return REPORT_FORM_BYTES
     if path.endswith("/viewer-state"):
         return 8 * MiB
     if path.endswith("/logo"):
@@ -76,13 +80,14 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
         telemetry=None if settings.telemetry else TELEMETRY_OFF,
     )
-    install_error_handlers(app)
+    answer = ErrorAnswer(error_page)  # the pages' refusals as pages, the API's as JSON
+    install_error_handlers(app, answer)
     wiring.connect()
     for prefix, router in ROUTERS:
         app.include_router(router, prefix=prefix)
     app.mount(ASSETS, assets, name="docs-assets")
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
-    app.add_middleware(BodyLimitMiddleware, limit_for=body_limit)
+    app.add_middleware(BodyLimitMiddleware, limit_for=body_limit, answer=answer)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.origins,
@@ -97,5 +102,5 @@ def create_app() -> FastAPI:
             "RateLimit-Reset",
         ],
     )
-    app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(RequestContextMiddleware, answer=answer)
     return app

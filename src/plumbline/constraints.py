@@ -19,6 +19,7 @@ from plumbline.errors import Conflict
 from plumbline.identity.errors import UserAlreadyExists
 from plumbline.material.errors import SkuTaken
 from plumbline.member.errors import AlreadyMember
+from plumbline.occupant.errors import AlreadyReported
 from plumbline.om.errors import AlreadyCompleted, TagTaken
 from plumbline.proposal.templates.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
@@ -49,6 +50,8 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     # one completion per work order: resolving twice at once completes the schedule once
     "uq_maintenance_completions_work_order_id": AlreadyCompleted,
     "uq_proposal_templates_workspace_id_name": TemplateNameTaken,
+    # the reporting page's form, sent twice at once: its tracking token is derived from the form
+    "uq_occupant_requests_tracking_token_hash": AlreadyReported,
     "uq_cloud_connections_user_id_provider": lambda: Conflict(
         "This account was connected by another request at the same time"
     ),

@@ -5,11 +5,13 @@ An unexpected exception becomes ``Internal`` in ``kit.middleware.RequestContextM
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
 
 from plumbline.kit.responses import ORJSONResponse
 
@@ -164,6 +166,24 @@ def error_response(error: AppError) -> ORJSONResponse:
     return ORJSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
 
+# The pages people open from our e-mails (``plumbline.pages``) answer every refusal as a page.
+PAGE_PREFIXES = ("/portal/", "/account/")
+PageRenderer = Callable[[AppError], Response]
+
+
+class ErrorAnswer:
+    """The one place a refusal becomes a response: JSON, or under ``PAGE_PREFIXES`` the error
+    page ``page`` renders (the error handlers and the middleware's 413 and 500 all ask it)."""
+
+    def __init__(self, page: PageRenderer | None = None) -> None:
+        self.page = page
+
+    def __call__(self, error: AppError, path: str) -> Response:
+        if self.page is not None and path.startswith(PAGE_PREFIXES):
+            return self.page(error)
+        return error_response(error)
+
+
 def _field(loc: tuple[Any, ...]) -> str:
     parts = [str(p) for p in loc if p not in ("body", "query", "path", "header", "cookie")]
     return ".".join(parts) or "body"
@@ -197,19 +217,25 @@ def validation_failed(exc: RequestValidationError) -> AppError:
     return ValidationFailed(f"Invalid {first['field']}: {first['message']}", details=details)
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, answer: ErrorAnswer | None = None) -> None:
+    answer = answer or ErrorAnswer()
+
     @app.exception_handler(AppError)
-    async def _app_error(_: Request, exc: AppError) -> ORJSONResponse:
-        return error_response(exc)
+    async def _app_error(request: Request, exc: AppError) -> Response:
+        return answer(exc, request.url.path)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> ORJSONResponse:
-        return error_response(validation_failed(exc))
+    async def _validation(request: Request, exc: RequestValidationError) -> Response:
+        return answer(validation_failed(exc), request.url.path)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         code = _STATUS_CODES.get(exc.status_code, "ERROR")
         message = exc.detail if isinstance(exc.detail, str) else "Request failed"
+        if request.url.path.startswith(PAGE_PREFIXES):
+            refusal = AppError(message, code=code, headers=dict(exc.headers or {}) or None)
+            refusal.status = exc.status_code
+            return answer(refusal, request.url.path)
         body = {"error": message, "code": code}
         if request.url.path.startswith("/api/auth/"):
             body["message"] = message  # the Better Auth client reads "message"

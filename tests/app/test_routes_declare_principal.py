@@ -25,6 +25,8 @@ PUBLIC = [
     r"/api/auth/.*",
     r"/api/payments/webhook",
     r"/api/payments/local/(checkout|portal)/\{token\}",
+    r"/portal/.*",  # the pages on top of the public token routes (plumbline.pages)
+    r"/account/.*",
 ]
 
 

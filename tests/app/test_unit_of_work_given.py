@@ -31,6 +31,7 @@ from plumbline.models import (
     MaintenanceCompletion,
     Material,
     Membership,
+    OccupantRequest,
     ProjectMember,
     ProposalTemplate,
     PunchItemAssignee,
@@ -134,6 +135,18 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         ),
         "uq_cloud_connections_user_id_provider": lambda: CloudConnection(
             user_id=ids["userId"], provider="google", access_token="sealed"
+        ),
+        "uq_occupant_requests_tracking_token_hash": lambda: OccupantRequest(
+            issue_id=ids["workOrderId"],
+            link_id=ids["linkId"],
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            reporter_name="Twin",
+            reporter_email="twin@example.com",
+            tracking_token_hash=ids["trackingHash"],
+            photo_token_hash=new_id(),
+            photo_token_expires_at=now,
+            created_at=now,
         ),
         "uq_proposal_templates_workspace_id_name": lambda: ProposalTemplate(
             workspace_id=ids["workspaceId"], name=ids["templateName"], body="Twin"
@@ -273,6 +286,25 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=headers,
     )
     assert completed.status_code == 200, completed.text
+    link = await client.post(
+        om_url(world.project, "/occupant-links"),
+        json={"label": "Twin"},
+        headers=world.manager.headers,
+    )
+    reported = await client.post(
+        f"/api/v1/occupant/{link.json()['token']}/submit",
+        json={"title": "Twin", "description": "Twin", "reporterName": "Twin",
+              "reporterEmail": "twin@example.com"},
+    )  # fmt: skip
+    assert reported.status_code == 200, reported.text
+    async with database.sessionmaker() as db:
+        tracking_hash = (
+            await db.execute(
+                select(OccupantRequest.tracking_token_hash).where(
+                    OccupantRequest.issue_id == reported.json()["issueId"]
+                )
+            )
+        ).scalar_one()
     event_id = f"evt_{new_id()}"
     async with database.sessionmaker() as db:
         db.add(
@@ -296,6 +328,8 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         "punchId": punch.json()["id"],
         "sku": material.json()["sku"],
         "templateName": template.json()["name"],
+        "linkId": link.json()["id"],
+        "trackingHash": tracking_hash,
     }
 
 

@@ -65,11 +65,15 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     assert sorted(p["status"] for p in proposals) == ["ACCEPTED", "DRAFT", "SENT"]
     assert next(p for p in proposals if p["status"] == "ACCEPTED")["signerName"] == "Marcus Lee"
     portal = re.search(
-        r"proposal portal \(SENT, the client's link\): http://[^/]+(\S+)", result.stdout
+        r"proposal page \(SENT, the client's link\): http://[^/]+(/portal/proposals/(\S+))",
+        result.stdout,
     )
     assert portal, result.stdout
-    seen = await client.get(portal.group(1))
-    assert seen.status_code == 200 and seen.json()["status"] == "SENT"
+    page = await client.get(portal.group(1))
+    assert page.status_code == 200 and "Awaiting your answer" in page.text
+    # The page's first open is the client's view, as the portal's POST .../view records it.
+    seen = await client.get(f"/api/v1/public/proposals/{portal.group(2)}")
+    assert seen.status_code == 200 and seen.json()["status"] == "VIEWED"
     assert any(p["items"] and p["total"] != "0.00" for p in proposals)
     # All made from the workspace's letter template, which took its tax rate along.
     assert all("{{client.name}}" in (p["coverLetter"] or "") for p in proposals)
@@ -89,10 +93,15 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     ]
     chiller = next(a for a in assets if a["tag"] == "CH-01")
     assert {i["assetId"] for i in occupant} == {chiller["id"], None}
-    lobby = re.search(r"occupant portal \(lobby link\): http://[^/]+(\S+)", result.stdout)
-    assert lobby, result.stdout
-    meta = await client.get(lobby.group(1))
-    assert meta.status_code == 200 and meta.json()["asset"] is None
+    for label, asset in (("lobby poster", None), ("chiller 1 QR code", chiller["name"])):
+        link = re.search(
+            rf"occupant page \({label}\): http://[^/]+/portal/occupant/(\S+)", result.stdout
+        )
+        assert link, result.stdout
+        page = await client.get(f"/portal/occupant/{link.group(1)}")
+        assert page.status_code == 200 and "Report a problem" in page.text
+        meta = await client.get(f"/api/v1/occupant/{link.group(1)}/meta")
+        assert (meta.json()["asset"] or {}).get("name") == asset
     labels = re.search(r"occupant label sheet \(PDF\): http://[^/]+(\S+)", result.stdout)
     assert labels and labels.group(1) == f"{base}/om/occupant-links/labels.pdf", result.stdout
     sheet = await client.get(labels.group(1), headers=key_headers(key))

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 from sqlalchemy import func, select
 
+from plumbline.config import settings
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
@@ -121,7 +122,8 @@ async def test_the_occupant_journey_from_link_to_tracking_page(
 ) -> None:
     world = await ops_world()
     link = await make_link(client, world)
-    assert link["token"] and link["url"].endswith(f"/occupant/{link['token']}/meta")
+    # The link to print (or put in a QR code) is the reporting page.
+    assert link["url"] == f"{settings.public_url}/portal/occupant/{link['token']}"
     token = link["token"]
 
     meta = await client.get(portal(token, "/meta"))
@@ -157,10 +159,13 @@ async def test_the_occupant_journey_from_link_to_tracking_page(
         assert note.href == f"/projects/{world.project.id}/issues/{answer['issueId']}"
     assert await notifications_of(world.member.user.id, "OCCUPANT_REQUEST") == []
 
-    # The reporter's receipt carries the tracking link; following it shows the request.
+    # The reporter's receipt carries the tracking page; the answer, its JSON twin.
     [receipt] = read_mails(outbox, to=email)
-    tracking_url = link_in(receipt)
-    assert tracking_url == answer["trackingUrl"]
+    tracking_page = link_in(receipt)
+    tracking = tracking_page.removeprefix(f"{settings.public_url}/portal/requests/")
+    assert tracking != tracking_page and "/" not in tracking
+    tracking_url = answer["trackingUrl"]
+    assert tracking_url == f"{settings.public_url}/api/v1/occupant/requests/{tracking}"
     tracked = await client.get(tracking_url)
     assert tracked.status_code == 200, tracked.text
     assert tracked.json()["status"] == "OPEN" and tracked.json()["updates"] == []

@@ -79,6 +79,7 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "public": None,
     "proposal portal": None,
     "occupant portal": None,
+    "pages": None,  # each page applies the rules of the JSON route it stands for
     "storage": None,
     "internal": None,
 }

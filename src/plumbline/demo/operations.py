@@ -146,12 +146,15 @@ async def _occupant(api: Api, base: str) -> list[tuple[str, str]]:
         (plant, "Chiller alarm light on", "Red light flashing on the panel by the roof door."),
     )
     for link, title, description in requests:
-        path = link["url"].removeprefix(settings.public_url.rstrip("/")).removesuffix("/meta")
         await api(
             "POST",
-            f"{path}/submit",
+            f"/api/v1/occupant/{link['token']}/submit",
             json={"title": title, "description": description, "reporterName": "Sam Tenant",
                   "reporterEmail": "sam.tenant@example.com"},
         )  # fmt: skip
     sheet = f"{settings.public_url.rstrip('/')}{base}/om/occupant-links/labels.pdf"
-    return [("occupant portal (lobby link)", lobby["url"]), ("occupant label sheet (PDF)", sheet)]
+    return [
+        ("occupant page (lobby poster)", lobby["url"]),
+        ("occupant page (chiller 1 QR code)", plant["url"]),
+        ("occupant label sheet (PDF)", sheet),
+    ]

@@ -21,7 +21,7 @@ from plumbline.db import UnitOfWork
 from plumbline.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, found
 from plumbline.file import upload_repository
 from plumbline.file.objects import discard_after_commit
-from plumbline.file.types import media_type
+from plumbline.file.types import image_type, media_type
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.http import object_response
@@ -33,14 +33,6 @@ LOGO_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
 def logo_url(workspace_id: str) -> str:
     """The public URL of a workspace's logo (e-mails and portals link to it)."""
     return f"/api/v1/public/workspaces/{workspace_id}/logo"
-
-
-def _looks_like(content_type: str, data: bytes) -> bool:
-    if content_type == "image/png":
-        return data.startswith(b"\x89PNG\r\n\x1a\n")
-    if content_type == "image/jpeg":
-        return data.startswith(b"\xff\xd8\xff")
-    return data[:4] == b"RIFF" and data[8:12] == b"WEBP"
 
 
 async def _read_body(request: Request) -> bytes:
@@ -77,7 +69,7 @@ class BrandingService:
         data = await _read_body(request)
         if not data:
             raise BadRequest("The request body is empty")
-        if not _looks_like(content_type, data):
+        if image_type(data) != content_type:
             raise UnsupportedMediaType(f"The body is not a {extension.upper()} image")
         workspace = ctx.workspace
         key = f"ws/{workspace.id}/branding/logo-{new_id()}.{extension}"

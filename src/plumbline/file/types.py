@@ -120,6 +120,24 @@ def check_type(file_name: str, content_type: str) -> TypeCheck:
     return TypeCheck(declared, None)
 
 
+# ISO-BMFF brands of HEIC/HEIF still images (the ``ftyp`` box at byte 4).
+_HEIF_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"})
+
+
+def image_type(data: bytes) -> str | None:
+    """The image type ``data`` starts as (its magic bytes): PNG, JPEG, WebP or HEIC; None for
+    anything else, whatever its name or declared type says."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return "image/heic"
+    return None
+
+
 def clean_name(file_name: str) -> str:
     """The display name: the last path component, whitespace collapsed and trimmed."""
     base = file_name.replace("\\", "/").rsplit("/", 1)[-1]

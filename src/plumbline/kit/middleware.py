@@ -13,7 +13,7 @@ from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plumbline.config import settings
-from plumbline.errors import BadRequest, Internal, PayloadTooLarge, error_response
+from plumbline.errors import BadRequest, ErrorAnswer, Internal, PayloadTooLarge, error_response
 from plumbline.kit.client_address import forwarded_scheme, scope_client_ip
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var, request_id_var
@@ -62,8 +62,9 @@ class RequestContextMiddleware:
     answers 500 ``INTERNAL`` for any exception the app let through, and writes one access log
     line per request."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, answer: ErrorAnswer | None = None) -> None:
         self.app = app
+        self.answer = answer or ErrorAnswer()
         self.html_policy = html_policy(settings.public_url).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -109,7 +110,7 @@ class RequestContextMiddleware:
             errors_log.exception("unhandled error", extra={"requestId": request_id})
             if status is not None:
                 raise  # the response has begun: the server can only drop the connection
-            await error_response(Internal())(scope, receive, send_with_id)
+            await self.answer(Internal(), scope["path"])(scope, receive, send_with_id)
         finally:
             # The formatter redacts the tokens and signatures that paths and queries carry.
             extra: dict[str, object] = {
@@ -140,9 +141,15 @@ class BodyTooLarge(HTTPException):
 class BodyLimitMiddleware:
     """Refuses request bodies over the limit for the path with 413 before the route runs."""
 
-    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int | None]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit_for: Callable[[str], int | None],
+        answer: ErrorAnswer | None = None,
+    ) -> None:
         self.app = app
         self.limit_for = limit_for
+        self.answer = answer or ErrorAnswer()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -161,7 +168,7 @@ class BodyLimitMiddleware:
                 break
         if length is not None:
             if length > limit:
-                await _too_large(scope, receive, send)
+                await self._too_large(scope, receive, send)
                 return
             # The server hands the app exactly Content-Length bytes: nothing left to count.
             await self.app(scope, receive, send)
@@ -188,8 +195,7 @@ class BodyLimitMiddleware:
             await self.app(scope, limited_receive, tracking_send)
         except BodyTooLarge:
             if not response_started:
-                await _too_large(scope, receive, send)
+                await self._too_large(scope, receive, send)
 
-
-async def _too_large(scope: Scope, receive: Receive, send: Send) -> None:
-    await error_response(PayloadTooLarge())(scope, receive, send)
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.answer(PayloadTooLarge(), scope["path"])(scope, receive, send)

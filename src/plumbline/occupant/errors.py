@@ -14,3 +14,8 @@ class LinkNotPrintable(
     code="LINK_NOT_PRINTABLE",
     message="This link was made before links had printable codes: make a new one to print it",
 ): ...
+
+
+class AlreadyReported(
+    Conflict, message="This form was already sent: the request it made is being followed up"
+): ...

@@ -5,7 +5,11 @@ and when it changed, never staff names or comments."""
 
 from __future__ import annotations
 
+import hashlib
 import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -18,17 +22,21 @@ from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
 from plumbline.errors import Expired, InvalidField, NotFound, found
+from plumbline.file.objects import discard
+from plumbline.file.types import clean_name
 from plumbline.issue.photos import PHOTOS
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock, crypto, ratelimit
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var
 from plumbline.kit.mail import Mail
+from plumbline.kit.storage import get_storage
 from plumbline.mail.tasks import queue
 from plumbline.models import OccupantLink, OccupantRequest, Project, Workspace
 from plumbline.notification.service import notification
 from plumbline.occupant import repository as repo
 from plumbline.occupant.auth import link_token
+from plumbline.occupant.labels import portal_url
 from plumbline.occupant.schemas import (
     LinkCreate,
     OccupantPhotoComplete,
@@ -44,8 +52,44 @@ PHOTO_TOKEN_TTL = timedelta(hours=1)
 PHOTOS_CLOSED = "This photo link has expired; photos can be added for an hour after a request"
 
 
+_NOT_IN_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]+")
+
+
 def _api(path: str) -> str:
     return f"{settings.public_url.rstrip('/')}/api/v1{path}"
+
+
+def _page(path: str) -> str:
+    return f"{settings.public_url.rstrip('/')}{path}"
+
+
+def _tracking_page(tracking: str) -> str:
+    return _page(f"/portal/requests/{tracking}")
+
+
+def _tracking_token(link_id: str, key: str) -> str:
+    """The tracking token of the request a page's form ``key`` makes through a link: the same
+    for the same form, so a form sent twice finds the request it made (docs/decisions.md)."""
+    return crypto.sign(f"{link_id}:{key}", "occupant-request")
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A photo received whole (the reporting page's form), its type read from its bytes."""
+
+    file_name: str
+    content_type: str
+    data: bytes
+
+    def presign(self, photo_token: str) -> OccupantPhotoPresign:
+        name = _NOT_IN_NAMES.sub("", clean_name(self.file_name))[:255].strip()
+        extension = self.content_type.rsplit("/", 1)[-1]
+        return OccupantPhotoPresign(
+            file_name=name or f"photo.{extension}",
+            content_type=self.content_type,
+            size_bytes=len(self.data),
+            photo_token=photo_token,
+        )
 
 
 def _receipt(body: OccupantSubmit, project: Project, number: int, tracking_url: str) -> Mail:
@@ -99,7 +143,7 @@ class OccupantService:
             "occupant_link.created",
             created({"label": link.label, "assetId": link.asset_id, "expiresAt": link.expires_at}),
         )
-        return {**read, "token": token, "url": _api(f"/occupant/{token}/meta")}
+        return {**read, "token": token, "url": portal_url(token)}
 
     async def revoke_link(self, db: AsyncSession, ctx: ProjectContext, link_id: str) -> None:
         """Withdraw a live link of the project (404 otherwise): its token opens nothing now."""
@@ -135,10 +179,16 @@ class OccupantService:
         }
 
     async def submit(
-        self, uow: UnitOfWork, principal: Principal, body: OccupantSubmit
+        self,
+        uow: UnitOfWork,
+        principal: Principal,
+        body: OccupantSubmit,
+        *,
+        key: str | None = None,
     ) -> dict[str, Any]:
         """An OCCUPANT issue, the reporter's receipt, the managers' notification; 429 past
-        12 submissions a minute from one address through one link."""
+        12 submissions a minute from one address through one link. ``key``: the reporting
+        page's form, whose tracking token it derives (``submitted_with`` finds it again)."""
         db = uow.session
         link: OccupantLink
         project: Project
@@ -156,7 +206,8 @@ class OccupantService:
             location=body.location,
             asset_id=link.asset_id,
         )
-        tracking, photo = crypto.random_token(), crypto.random_token()
+        tracking = _tracking_token(link.id, key) if key else crypto.random_token()
+        photo = crypto.random_token()
         expires = clock.now() + PHOTO_TOKEN_TTL
         await repo.add_request(
             db,
@@ -181,15 +232,30 @@ class OccupantService:
             workspace_id=workspace.id,
             project_id=project.id,
         )
-        tracking_url = _api(f"/occupant/requests/{tracking}")
-        queue(uow, _receipt(body, project, issue["number"], tracking_url))
+        queue(uow, _receipt(body, project, issue["number"], _tracking_page(tracking)))
         return {
             "ok": True,
             "issueId": issue["id"],
-            "trackingUrl": tracking_url,
+            "trackingUrl": _api(f"/occupant/requests/{tracking}"),
             "photoToken": photo,
             "photoTokenExpiresAt": expires,
         }
+
+    def tracking_page(self, principal: Principal, key: str) -> str:
+        """The tracking page of the request the page's form ``key`` made through the link."""
+        return _tracking_page(_tracking_token(principal.require_token().subject_id, key))
+
+    async def submitted_with(
+        self, db: AsyncSession, principal: Principal, key: str
+    ) -> dict[str, Any] | None:
+        """The request the page's form ``key`` already made through the link (a form sent
+        twice), as its receipt shows it; None when it made none."""
+        tracking = _tracking_token(principal.require_token().subject_id, key)
+        found = await repo.tracked(db, crypto.sha256_hex(tracking))
+        if found is None:
+            return None
+        issue_id, _, title, *_ = found
+        return {"issueId": issue_id, "title": title, "trackingPage": _tracking_page(tracking)}
 
     async def _photo_request(
         self, db: AsyncSession, principal: Principal, issue_id: str, photo_token: str
@@ -225,6 +291,38 @@ class OccupantService:
         request = await self._photo_request(db, principal, issue_id, body.photo_token)
         scope = (request.workspace_id, request.project_id)
         return await PHOTOS.complete_public(db, scope, issue_id, body)
+
+    async def add_photos(
+        self,
+        db: AsyncSession,
+        principal: Principal,
+        issue_id: str,
+        photo_token: str,
+        photos: Sequence[Photo],
+    ) -> list[dict[str, Any]]:
+        """Photos received whole (the reporting page): each presigned, stored and completed as
+        the JSON route's photos are (type, size, count, quota); on a refusal the ones already
+        stored are removed, and the request's rollback takes the rest."""
+        stored: list[str] = []
+        added = []
+        try:
+            for photo in photos:
+                target = await self.presign_photo(
+                    db, principal, issue_id, photo.presign(photo_token)
+                )
+                stored.append(target["s3Key"])
+                await get_storage().put_bytes(target["s3Key"], photo.data, photo.content_type)
+                done = OccupantPhotoComplete(
+                    upload_id=target["uploadId"],
+                    sha256=hashlib.sha256(photo.data).hexdigest(),
+                    photo_token=photo_token,
+                )
+                added.append(await self.complete_photo(db, principal, issue_id, done))
+        except Exception:
+            for key in stored:
+                await discard(key)
+            raise
+        return added
 
     # --- the tracking page (the request's own token) ---
 

@@ -1,0 +1,78 @@
+"""The page kit: the error page (in Chromium, with axe), the stylesheet's headers, the page
+policy, refusals as pages while the API keeps answering JSON."""
+
+import httpx
+from playwright.sync_api import Browser
+
+from plumbline.errors import RateLimited
+from plumbline.pages.kit import Brand, contrast, error_page
+from tests.live import LiveServer
+from tests.pages.browser import axe, in_chromium, open_page, shot
+
+
+async def test_an_unknown_link_is_a_404_page_in_the_browser(server: LiveServer) -> None:
+    def drive(browser: Browser) -> None:
+        page = open_page(browser)
+        response = page.goto(server.url + "/portal/proposals/not-a-real-token")
+        assert response is not None and response.status == 404
+        assert response.headers["content-type"].startswith("text/html")
+        assert page.locator("h1").inner_text() == "This link doesn't lead anywhere"
+        assert page.get_attribute("html", "lang") == "en"
+        # The stylesheet applied under the page's own policy: the masthead's default colour.
+        masthead = page.locator(".masthead").evaluate("e => getComputedStyle(e).backgroundColor")
+        assert masthead == "rgb(31, 64, 104)"
+        shot(page, "error-404")
+        axe(page)
+
+    await in_chromium(drive)
+
+
+async def test_refusals_under_the_pages_are_pages_and_the_api_stays_json(
+    client: httpx.AsyncClient,
+) -> None:
+    page = await client.get("/portal/proposals/x<script>alert(1)</script>")
+    assert page.status_code == 404
+    assert page.headers["content-type"].startswith("text/html")
+    assert "<script>alert" not in page.text and "{" not in page.text.split("<style", 1)[0]
+    policy = page.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert page.headers["cache-control"] == "no-store"
+    assert page.headers["referrer-policy"] == "no-referrer"
+    nowhere = await client.get("/account/no-such-page")
+    assert nowhere.status_code == 404 and "<main" in nowhere.text
+    wrong_method = await client.delete("/portal/static/pages.css")
+    assert wrong_method.status_code == 405 and "<h1" in wrong_method.text
+    api = await client.get("/api/v1/public/proposals/not-a-real-token")
+    assert api.status_code == 404 and api.json()["code"] == "NOT_FOUND"
+
+
+def test_the_error_page_keeps_the_status_and_headers_and_escapes_the_message() -> None:
+    refused = error_page(RateLimited("<b>slow</b> down", headers={"Retry-After": "30"}))
+    assert refused.status_code == 429
+    assert refused.headers["retry-after"] == "30"
+    body = bytes(refused.body).decode()
+    assert "Too many attempts" in body and "&lt;b&gt;slow&lt;/b&gt; down" in body
+
+
+async def test_the_stylesheet_is_versioned_and_immutable(client: httpx.AsyncClient) -> None:
+    page = (await client.get("/portal/proposals/unknown")).text
+    href = page.split('rel="stylesheet" href="', 1)[1].split('"', 1)[0]
+    assert href.startswith("/portal/static/pages.css?v=")
+    css = await client.get(href)
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+    assert "immutable" in css.headers["cache-control"]
+    again = await client.get(href, headers={"If-None-Match": css.headers["etag"]})
+    assert again.status_code == 304
+    for name in ("../kit.py", "kit.py", "nothing.css", "pages.css.map"):
+        assert (await client.get(f"/portal/static/{name}")).status_code == 404, name
+
+
+def test_a_workspace_colour_reaches_css_only_as_a_valid_colour_with_aa_contrast() -> None:
+    assert Brand.of("A", "w1", True, "#ffcc00").color == "#FFCC00"
+    assert Brand.of("A", "w1", True, "red;}body{x").color == "#1F4068"
+    assert Brand.of("A", "w1", False, None).logo is None
+    assert Brand.of("A", "w1", True, None).logo == "/api/v1/public/workspaces/w1/logo"
+    for color in ("#FFCC00", "#777777", "#000000", "#FFFFFF", "#1F4068", "#00FF00"):
+        brand = Brand.of("A", None, False, color)
+        assert contrast(brand.color, brand.on_color) >= 4.5, color
+        assert contrast(brand.accent, "#FFFFFF") >= 4.5, color
