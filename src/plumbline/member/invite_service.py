@@ -34,11 +34,8 @@ TOKEN_BYTES = 32
 
 
 def link_url(token: str) -> str:
-    return f"{settings.public_url.rstrip('/')}/invite/{token}"
-
-
-def email_link_url(token: str) -> str:
-    return f"{settings.public_url.rstrip('/')}/email-invite/{token}"
+    """The account page, which tells a link invite from an e-mail invite by its token."""
+    return f"{settings.public_url.rstrip('/')}/account/invite/{token}"
 
 
 def invite_dict(invite: Invite, token: str | None = None) -> dict[str, Any]:
@@ -77,7 +74,7 @@ def _is_pending(invite: EmailInvite) -> bool:
 
 
 def _invite_mail(invite: EmailInvite, token: str, workspace_name: str, inviter: str | None) -> Mail:
-    url = email_link_url(token)
+    url = link_url(token)
     who = inviter or "A teammate"
     expires = clock.iso(invite.expires_at)
     text = (
