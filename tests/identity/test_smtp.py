@@ -5,30 +5,17 @@ import email.policy
 import re
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from plumbline.config import settings
+from tests.factories import SmtpSink
 from tests.identity.helpers import sign_up
-from tests.live import free_port
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.messages: list[tuple[list[str], bytes]] = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append((list(envelope.rcpt_tos), envelope.original_content or b""))
-        return "250 OK"
 
 
 @pytest.fixture
 def smtp(monkeypatch):
-    collector = Collector()
-    controller = Controller(collector, hostname="127.0.0.1", port=free_port())
-    controller.start()
-    monkeypatch.setattr(settings, "smtp_url", f"smtp://127.0.0.1:{controller.port}")
-    yield collector
-    controller.stop()
+    with SmtpSink() as sink:
+        monkeypatch.setattr(settings, "smtp_url", sink.url)
+        yield sink
 
 
 async def test_sign_up_sends_the_verification_email_over_smtp(client, smtp):
