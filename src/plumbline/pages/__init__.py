@@ -2,7 +2,8 @@
 
 from fastapi import APIRouter
 
+from plumbline.pages import account, account_links
 from plumbline.pages.kit import static_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
-routers: tuple[APIRouter, ...] = (static_router,)
+routers: tuple[APIRouter, ...] = (static_router, account.router, account_links.router)
