@@ -90,15 +90,18 @@ def validate(schema: type[M], data: dict[str, Any]) -> M | dict[str, str]:
     except ValidationError as exc:
         for error in exc.errors():
             name = str(error["loc"][0]) if error["loc"] else "form"
-            message = str(error["msg"]).removeprefix("Value error, ")
-            errors.setdefault(name, message[:1].upper() + message[1:])
+            errors.setdefault(name, _sentence(str(error["msg"]).removeprefix("Value error, ")))
         return errors
+
+
+def _sentence(message: str) -> str:
+    return message[:1].upper() + message[1:]
 
 
 def field_errors(exc: AppError) -> dict[str, str]:
     """A service's refusal of fields (``details``), by field name."""
     details = exc.details or [{"field": "form", "message": exc.message}]
-    return {str(d["field"]): str(d["message"]).capitalize() for d in details}
+    return {str(d["field"]): _sentence(str(d["message"])) for d in details}
 
 
 def page(request: Request, template: str, *, status: int = 200, **context: Any) -> Response:
