@@ -63,11 +63,15 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
     assert sorted(p["status"] for p in proposals) == ["ACCEPTED", "DRAFT", "SENT"]
     assert next(p for p in proposals if p["status"] == "ACCEPTED")["signerName"] == "Marcus Lee"
     portal = re.search(
-        r"proposal portal \(SENT, the client's link\): http://[^/]+(\S+)", result.stdout
+        r"proposal page \(SENT, the client's link\): http://[^/]+(/portal/proposals/(\S+))",
+        result.stdout,
     )
     assert portal, result.stdout
-    seen = await client.get(portal.group(1))
-    assert seen.status_code == 200 and seen.json()["status"] == "SENT"
+    page = await client.get(portal.group(1))
+    assert page.status_code == 200 and "Awaiting your answer" in page.text
+    # The page's first open is the client's view, as the portal's POST .../view records it.
+    seen = await client.get(f"/api/v1/public/proposals/{portal.group(2)}")
+    assert seen.status_code == 200 and seen.json()["status"] == "VIEWED"
     assert any(p["items"] and p["total"] != "0.00" for p in proposals)
     # All made from the workspace's letter template, which took its tax rate along.
     assert all("{{client.name}}" in (p["coverLetter"] or "") for p in proposals)

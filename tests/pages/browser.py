@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 T = TypeVar("T")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -62,7 +62,14 @@ def open_page(browser: Browser, **options: Any) -> Page:
     context = browser.new_context(viewport=VIEWPORT, **options)
     page = context.new_page()
     problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+
+    def console(message: ConsoleMessage) -> None:
+        # A page answered with an error status (404, 409...) is logged as a failed load.
+        document = message.location.get("url") == page.url
+        if message.type == "error" and not (document and "Failed to load" in message.text):
+            problems.append(message.text)
+
+    page.on("console", console)
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.problems = problems  # type: ignore[attr-defined]
     return page

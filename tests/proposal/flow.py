@@ -52,10 +52,11 @@ async def send(
 
 
 def portal_path(outbox: Path, email: str) -> str:
-    """The portal path of the link in the last e-mail written to ``email``."""
+    """The portal's JSON path for the link in the last e-mail written to ``email`` (the link
+    opens the proposal page, ``/portal/proposals/{token}``)."""
     link = link_in(read_mails(outbox, to=email)[-1])
-    assert link.startswith(BASE + "/api/v1/public/proposals/"), link
-    return link[len(BASE) :]
+    assert link.startswith(BASE + "/portal/proposals/"), link
+    return "/api/v1/public/proposals/" + link.rsplit("/", 1)[1]
 
 
 async def sent_with_link(

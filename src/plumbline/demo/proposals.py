@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from plumbline.config import settings
 from plumbline.demo.api import Api, day
 from plumbline.demo.drawing import signature_data_url
 
@@ -80,7 +79,7 @@ async def populate(api: Api, base: str) -> list[tuple[str, str]]:
         },
     )  # fmt: skip
     link = (await api("POST", f"{base}/proposals/{signed['id']}/send"))["portalUrl"]
-    path = link.removeprefix(settings.public_url.rstrip("/"))
+    path = "/api/v1/public/proposals/" + link.rsplit("/", 1)[1]  # the link opens the page
     await api("POST", f"{path}/view")
     await api(
         "POST",
@@ -92,4 +91,4 @@ async def populate(api: Api, base: str) -> list[tuple[str, str]]:
         f"{path}/accept",
         json={"signerName": "Marcus Lee", "signature": signature_data_url()},
     )
-    return [("proposal portal (SENT, the client's link)", portal)]
+    return [("proposal page (SENT, the client's link)", portal)]

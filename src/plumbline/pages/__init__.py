@@ -2,8 +2,13 @@
 
 from fastapi import APIRouter
 
-from plumbline.pages import account, account_links
+from plumbline.pages import account, account_links, proposal
 from plumbline.pages.kit import static_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
-routers: tuple[APIRouter, ...] = (static_router, account.router, account_links.router)
+routers: tuple[APIRouter, ...] = (
+    static_router,
+    proposal.router,
+    account.router,
+    account_links.router,
+)

@@ -36,7 +36,11 @@ CSRF_FIELD = "csrf"
 DEFAULT_COLOR = "#1F4068"  # the proposal PDF's accent
 _COLOR = re.compile(r"#[0-9A-Fa-f]{6}")
 STATIC = "/portal/static"
-STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+STATIC_TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
 
 
 class CsrfRefused(

@@ -10,12 +10,12 @@ from plumbline.kit import money
 from plumbline.kit.mail import Attachment, Mail
 from plumbline.models import Proposal
 
-PORTAL_PATH = "/api/v1/public/proposals/"
+PORTAL_PATH = "/portal/proposals/"
 
 
 def portal_url(token: str) -> str:
-    """The client's link: the portal's read route (the server-rendered page is a later
-    issue; docs/decisions.md)."""
+    """The client's link: the proposal page (``plumbline.pages.proposal``), on top of the
+    portal's JSON routes at ``/api/v1/public/proposals/{token}``."""
     return f"{settings.public_url.rstrip('/')}{PORTAL_PATH}{token}"
 
 

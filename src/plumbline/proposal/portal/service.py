@@ -7,6 +7,8 @@ VIEWED only; ACCEPTED and DECLINED are read-only (409). Each action is audited w
 
 from __future__ import annotations
 
+import asyncio
+from functools import partial
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,11 +21,13 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Project, Proposal, ProposalMessage, Workspace
 from plumbline.notification.service import notification
 from plumbline.proposal import status
+from plumbline.proposal.document import pdf
+from plumbline.proposal.drafts import repository as drafts
 from plumbline.proposal.lifecycle import repository as flow
 from plumbline.proposal.lifecycle.schemas import MessageRead
 from plumbline.proposal.lifecycle.service import read_of
 from plumbline.proposal.portal.signature import png_of
-from plumbline.proposal.read import ENTITY, client_view, status_now
+from plumbline.proposal.read import ENTITY, FIELDS, client_view, status_now, to_read
 
 
 def _rows(principal: Principal) -> tuple[Proposal, Project, Workspace]:
@@ -78,6 +82,23 @@ class PortalService:
     def view(self, principal: Principal) -> dict[str, Any]:
         """The client's view, in any status (an answered one after its validity too)."""
         return client_view(*_rows(principal))
+
+    async def pdf(self, db: AsyncSession, principal: Principal) -> tuple[bytes, str]:
+        """The proposal's PDF as the client was sent it, signed once accepted, and its file
+        name (the contractor's document: the same render, in a worker thread)."""
+        proposal, project, workspace = _rows(principal)
+        body = to_read(FIELDS.of(proposal))
+        signature = await drafts.signature(db, proposal.id) if body["acceptedAt"] else None
+        document = await asyncio.to_thread(
+            partial(
+                pdf.render,
+                body,
+                project_name=project.name,
+                company_name=workspace.name,
+                signature=signature,
+            )
+        )
+        return document, pdf.filename(body)
 
     async def viewed(self, db: AsyncSession, principal: Principal) -> dict[str, Any]:
         """The first view moves SENT to VIEWED; later views change nothing."""
