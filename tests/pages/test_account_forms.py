@@ -172,6 +172,8 @@ async def test_next_must_be_a_path_on_this_site(client):
         page = await client.get("/account/sign-in", params={"next": bad})
         assert "must be a path on this site" in is_page(page, 400), bad
         assert (await client.get("/account/sign-up", params={"next": bad})).status_code == 400
+    nul = await client.get("/account/sign-in?next=/%00")  # refused before any route: still a page
+    assert "Invalid characters in the URL" in is_page(nul, 400)
     csrf = await csrf_of(client, "/account/sign-in")
     posted = await client.post(
         "/account/sign-in",
