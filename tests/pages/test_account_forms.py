@@ -232,3 +232,18 @@ async def test_sign_up_shows_field_errors_and_escapes_what_was_typed(client, out
         "/account/sign-up", data={"csrf": csrf, "name": "Pat", "email": email, "password": STRONG}
     )
     assert "already exists" in is_page(taken, 409)
+
+
+async def test_the_reset_form_has_the_json_routes_mail_limit_and_says_the_same_for_anyone(
+    client, outbox
+):
+    csrf = await csrf_of(client, "/account/forgot-password")
+    nobody = unique_email("Nobody")
+    for _ in range(5):
+        asked = await client.post("/account/forgot-password", data={"csrf": csrf, "email": nobody})
+        assert "Check your inbox" in is_page(asked, 200)
+    limited = await client.post("/account/forgot-password", data={"csrf": csrf, "email": nobody})
+    assert "Too many attempts" in is_page(limited, 429)
+    assert read_mails(outbox, to=nobody.lower()) == []
+    bad = await client.post("/account/forgot-password", data={"csrf": csrf, "email": "x"})
+    assert 'aria-describedby="f-email-error"' in is_page(bad, 400)
