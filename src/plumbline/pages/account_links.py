@@ -175,6 +175,7 @@ async def forgot(request: Request, uow: UoW) -> Response:
         f"If an account uses {body.email}, a link to choose a new password is on its way. "
         "It works for one hour.",
         tone="ok",
+        actions=[("/account/sign-in", "Back to sign in")],
     )
 
 
