@@ -70,7 +70,9 @@ async def test_accept_by_typed_name_alone_then_a_second_accept_changes_nothing(
     assert sent.status_code == 303
     assert sent.headers["location"] == f"{page}?done=accepted#answer"
     after = await client.get(sent.headers["location"])
-    assert "Your acceptance is recorded" in after.text and "Accepted on 23 Nov 2026" in after.text
+    assert "Your acceptance is recorded" in after.text
+    signed = "Accepted on 23 Nov 2026, signed by Dana Client. You can download the signed PDF.</p>"
+    assert signed in after.text
     assert 'action="' + page + '/accept"' not in after.text  # no answer form any more
     view = await status_of(client, api)
     assert view["status"] == "ACCEPTED" and view["signerName"] == "Dana Client"
