@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
+from aiosmtpd.controller import Controller
 from sqlalchemy import event, select, update
 
 from plumbline.db import database
@@ -27,6 +29,7 @@ from plumbline.models import (
     User,
     Workspace,
 )
+from tests.live import free_port
 
 PASSWORD = "Correct-Horse-9"
 _PASSWORD_HASH = crypto.hash_password(PASSWORD)  # Argon2 is slow on purpose: hash once
@@ -329,3 +332,40 @@ async def create_schedule(client: Any, world: World, asset_id: str, **body: Any)
     assert response.status_code == 200, response.text
     result: dict[str, Any] = response.json()
     return result
+
+
+class SmtpSink:
+    """A real SMTP server (aiosmtpd) on a free loopback port, keeping every message it
+    receives: ``with SmtpSink() as sink:`` then point ``PLUMBLINE_SMTP_URL`` at ``sink.url``."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[list[str], bytes]] = []
+        self.port = free_port()
+        self.url = f"smtp://127.0.0.1:{self.port}"
+        self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.messages.append((list(envelope.rcpt_tos), envelope.original_content or b""))
+        return "250 OK"
+
+    def mails(self, to: str) -> list[EmailMessage]:
+        """The messages to ``to``, oldest first."""
+        found = []
+        for recipients, raw in list(self.messages):
+            if to in recipients:
+                message = email.message_from_bytes(raw, policy=email.policy.default)
+                assert isinstance(message, EmailMessage)
+                found.append(message)
+        return found
+
+    def __enter__(self) -> SmtpSink:
+        self._controller.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._controller.stop()

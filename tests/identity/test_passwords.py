@@ -36,7 +36,7 @@ async def test_reset_flow_through_the_mail(client, outbox):
     await _request_reset(client, email)
     [mail] = [m for m in read_mails(outbox, to=email) if m["Subject"] == "Reset your password"]
     link = link_in(mail)
-    assert link.startswith("http://127.0.0.1:8000/reset-password?token=")
+    assert link.startswith("http://127.0.0.1:8000/account/reset-password?token=")
     token = query_param(link, "token")
 
     weak = await client.post(

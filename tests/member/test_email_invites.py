@@ -41,7 +41,7 @@ async def test_send_queues_an_email_with_the_accept_link(client, world, outbox):
     mails = read_mails(outbox, to=email)
     assert len(mails) == 1
     assert "Acme Builders" in mails[0]["Subject"] and "Ada Admin" in mails[0]["Subject"]
-    assert link_in(mails[0]).startswith("http://127.0.0.1:8000/email-invite/")
+    assert link_in(mails[0]).startswith("http://127.0.0.1:8000/account/invite/")
     listed = await client.get(url(world), headers=world.owner.headers)
     assert listed.json() == [body]
     entry = (await audit_actions(world.workspace.id))[-1]

@@ -24,7 +24,7 @@ async def test_create_shows_the_link_once_and_stores_only_a_hash(client, world):
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["role"] == "MANAGER"
-    assert body["url"].startswith("http://127.0.0.1:8000/invite/")
+    assert body["url"].startswith("http://127.0.0.1:8000/account/invite/")
     token = body["url"].rsplit("/", 1)[1]
     assert len(token) >= 43
     created = datetime.fromisoformat(body["createdAt"])

@@ -5,14 +5,15 @@ page; the outcomes read back through the portal's JSON routes."""
 from __future__ import annotations
 
 import io
+from datetime import UTC, datetime
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 from pypdf import PdfReader
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from plumbline.db import database
-from plumbline.models import AuditLog
+from plumbline.models import AuditLog, Proposal
 from tests.factories import World
 from tests.live import LiveServer
 from tests.pages.browser import axe, in_chromium, open_page, shot
@@ -96,6 +97,15 @@ def write_then_decline(browser: Browser, url: str) -> None:
     axe(page)
 
 
+def expired(browser: Browser, url: str) -> None:
+    page = open_page(browser)
+    response = page.goto(url)
+    assert response is not None and response.status == 410
+    assert "This proposal has expired" in page.locator("main").inner_text()
+    shot(page, "proposal-expired")
+    axe(page)
+
+
 async def accepted_entries(proposal_id: str) -> int:
     async with database.sessionmaker() as db:
         query = select(AuditLog).where(
@@ -110,6 +120,14 @@ async def test_accept_with_a_drawn_signature_twice_from_two_tabs_and_decline(
     _, signed_api = await sent_with_link(client, world, outbox)
     twice, twice_api = await sent_with_link(client, world, outbox)
     _, declined_api = await sent_with_link(client, world, outbox)
+    late, expired_api = await sent_with_link(client, world, outbox)
+    async with database.sessionmaker() as db:
+        await db.execute(
+            update(Proposal)
+            .where(Proposal.id == late["id"])
+            .values(valid_until=datetime(2020, 1, 1, tzinfo=UTC))
+        )
+        await db.commit()
 
     document = await in_chromium(
         lambda browser: accept_signed(browser, server.url + page_of(signed_api), tmp_path)
@@ -120,6 +138,9 @@ async def test_accept_with_a_drawn_signature_twice_from_two_tabs_and_decline(
     await in_chromium(
         lambda browser: write_then_decline(browser, server.url + page_of(declined_api))
     )
+
+    # Past its validity (the live server keeps the real time): a page saying so.
+    await in_chromium(lambda browser: expired(browser, server.url + page_of(expired_api)))
 
     view = (await client.get(signed_api)).json()
     assert view["status"] == "ACCEPTED" and view["signerName"] == "Dana Client"

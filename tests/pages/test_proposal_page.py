@@ -3,6 +3,7 @@ page; outcomes checked through the portal's JSON routes."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import re
@@ -13,7 +14,7 @@ from pypdf import PdfReader
 
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
-from tests.factories import World
+from tests.factories import World, audit_entries, set_workspace
 from tests.proposal.flow import data_url, png, sent_with_link
 
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -69,7 +70,9 @@ async def test_accept_by_typed_name_alone_then_a_second_accept_changes_nothing(
     assert sent.status_code == 303
     assert sent.headers["location"] == f"{page}?done=accepted#answer"
     after = await client.get(sent.headers["location"])
-    assert "Your acceptance is recorded" in after.text and "Accepted on 23 Nov 2026" in after.text
+    assert "Your acceptance is recorded" in after.text
+    signed = "Accepted on 23 Nov 2026, signed by Dana Client. You can download the signed PDF.</p>"
+    assert signed in after.text
     assert 'action="' + page + '/accept"' not in after.text  # no answer form any more
     view = await status_of(client, api)
     assert view["status"] == "ACCEPTED" and view["signerName"] == "Dana Client"
@@ -172,3 +175,45 @@ async def test_the_pdf_download_carries_the_signature_once_accepted(client, worl
     assert "Dana Client" in text
     images = [image.data for p in signed.pages for image in p.images]
     assert len(images) == 1 and base64.b64encode(images[0])
+
+
+async def test_two_tabs_accepting_at_once_accept_once(client, world, outbox):
+    clock.set_now(NOW)
+    proposal, api = await sent_with_link(client, world, outbox)
+    page = page_of(api)
+    token = csrf((await client.get(page)).text)
+    answers = await asyncio.gather(
+        *(
+            client.post(f"{page}/accept", data={"csrf": token, "signerName": name})
+            for name in ("First Tab", "Second Tab")
+        )
+    )
+    assert sorted(a.status_code for a in answers) == [303, 409], [a.text for a in answers]
+    winner = next(a for a in answers if a.status_code == 303)
+    view = await status_of(client, api)
+    assert view["status"] == "ACCEPTED"
+    assert view["signerName"] == ("First Tab" if winner is answers[0] else "Second Tab")
+    accepted = [e for e in await audit_entries(proposal["id"]) if e.action == "proposal.accepted"]
+    assert len(accepted) == 1
+
+
+async def test_the_workspace_name_logo_and_colour_head_the_page(client, world, outbox):
+    await set_workspace(
+        world.workspace.id, name="Brand & Sons", logo_key="ws/x/logo.png", primary_color="#ffcc00"
+    )
+    page, _, _ = await opened(client, world, outbox)
+    html = (await client.get(page)).text
+    assert "Brand &amp; Sons" in html
+    assert f'src="/api/v1/public/workspaces/{world.workspace.id}/logo"' in html
+    assert "--brand:#FFCC00;--on-brand:#000000;--accent:#1F4068" in html
+
+
+async def test_an_oversized_form_is_a_413_page_and_changes_nothing(client, world, outbox):
+    page, api, token = await opened(client, world, outbox)
+    huge = "data:image/png;base64," + "A" * (2 * 1024 * 1024)
+    refused = await client.post(
+        f"{page}/accept", data={"csrf": token, "signerName": "Dana", "signature": huge}
+    )
+    assert refused.status_code == 413 and "That was too large to send" in refused.text
+    assert refused.headers["content-type"].startswith("text/html")
+    assert (await status_of(client, api))["status"] == "VIEWED"

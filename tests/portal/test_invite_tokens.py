@@ -40,7 +40,7 @@ async def send_email_invite(client, world, outbox, email: str, **fields) -> tupl
     )
     assert response.status_code == 200, response.text
     link = link_in(read_mails(outbox, to=email)[-1])
-    assert link.startswith(f"{settings.public_url}/email-invite/")
+    assert link.startswith(f"{settings.public_url}/account/invite/")
     return response.json()["id"], link.rsplit("/", 1)[1]
 
 

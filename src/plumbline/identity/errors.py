@@ -14,6 +14,10 @@ class UserAlreadyExists(Conflict, code="USER_ALREADY_EXISTS", message="User alre
 class InvalidToken(BadRequest, code="INVALID_TOKEN", message="Invalid or already used token"): ...
 
 
+class TokenUsed(InvalidToken):
+    """Same answer as an unknown token on the JSON route; the account pages say which."""
+
+
 class TokenExpired(Expired, message="This link has expired"): ...
 
 

@@ -50,13 +50,15 @@ def _base() -> str:
 
 
 def verify_link(raw: str, callback_url: str | None) -> str:
-    params = {"token": raw} | ({"callbackURL": callback_url} if callback_url else {})
-    return with_query(f"{_base()}/api/auth/verify-email", **params)
+    """The JSON route, which redirects to ``callbackURL``; without one, the account page."""
+    if callback_url:
+        return with_query(f"{_base()}/api/auth/verify-email", token=raw, callbackURL=callback_url)
+    return with_query(f"{_base()}/account/verify-email", token=raw)
 
 
 def reset_link(raw: str, redirect_to: str | None) -> str:
-    """``redirectTo?token=`` (made absolute on the public URL), else the web app's reset page."""
-    base = absolute(redirect_to) if redirect_to else f"{_base()}/reset-password"
+    """``redirectTo?token=`` (made absolute on the public URL), else the account page's form."""
+    base = absolute(redirect_to) if redirect_to else f"{_base()}/account/reset-password"
     return with_query(base, token=raw)
 
 

@@ -22,6 +22,7 @@ from plumbline.identity.errors import (
     InvalidPassword,
     InvalidToken,
     TokenExpired,
+    TokenUsed,
     UserAlreadyExists,
 )
 from plumbline.identity.links import (
@@ -202,18 +203,30 @@ class IdentityService:
         if user is not None and not user.email_verified:
             await self._queue_verification(uow, user, callback_url)
 
-    async def _redeem(self, db: AsyncSession, purpose: str, raw: str) -> User:
-        """The token's user, once: unknown or used → 400 INVALID_TOKEN, expired → 410 EXPIRED."""
+    async def _live_token(self, db: AsyncSession, purpose: str, raw: str) -> tuple[UserToken, User]:
+        """Unknown → 400 INVALID_TOKEN, used → the same (as ``TokenUsed``), expired → 410."""
         found = await repo.token_with_user(db, purpose, crypto.sha256_hex(raw))
-        if found is None or found[0].used_at is not None:
+        if found is None:
             raise InvalidToken()
         token, user = found
-        now = clock.now()
-        if token.expires_at <= now:
+        if token.used_at is not None:
+            raise TokenUsed()
+        if token.expires_at <= clock.now():
             raise TokenExpired()
-        if token.email != user.email or not await repo.consume_token(db, token.id, now):
+        if token.email != user.email:
             raise InvalidToken()
+        return token, user
+
+    async def _redeem(self, db: AsyncSession, purpose: str, raw: str) -> User:
+        """The token's user, once (a concurrent redeem loses as a used token)."""
+        token, user = await self._live_token(db, purpose, raw)
+        if not await repo.consume_token(db, token.id, clock.now()):
+            raise TokenUsed()
         return user
+
+    async def check_reset_token(self, db: AsyncSession, raw: str) -> None:
+        """The reset token's refusal, if any, without using it (the page asks before the form)."""
+        await self._live_token(db, RESET_PASSWORD, raw)
 
     async def verify_email(
         self, db: AsyncSession, token: str, callback_url: str | None

@@ -13,7 +13,7 @@ from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plumbline.config import settings
-from plumbline.errors import BadRequest, ErrorAnswer, Internal, PayloadTooLarge, error_response
+from plumbline.errors import BadRequest, ErrorAnswer, Internal, PayloadTooLarge
 from plumbline.kit.client_address import forwarded_scheme, scope_client_ip
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var, request_id_var
@@ -92,7 +92,7 @@ class RequestContextMiddleware:
 
         if _has_nul(scope):
             refused = BadRequest("Invalid characters in the URL")
-            await error_response(refused)(scope, receive, send_with_id)
+            await self.answer(refused, scope["path"])(scope, receive, send_with_id)
             return
         request_id_var.set(request_id)
         client_ip_var.set(scope_client_ip(scope))

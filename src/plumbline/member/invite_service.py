@@ -33,13 +33,18 @@ DEFAULT_DAYS = 14
 TOKEN_BYTES = 32
 
 
+def link_url(token: str) -> str:
+    """The account page, which tells a link invite from an e-mail invite by its token."""
+    return f"{settings.public_url.rstrip('/')}/account/invite/{token}"
+
+
 def invite_dict(invite: Invite, token: str | None = None) -> dict[str, Any]:
     return {
         "id": invite.id,
         "role": invite.role,
         "expiresAt": clock.iso(invite.expires_at),
         "createdAt": clock.iso(invite.created_at),
-        "url": f"{settings.public_url.rstrip('/')}/invite/{token}" if token else None,
+        "url": link_url(token) if token else None,
     }
 
 
@@ -75,7 +80,7 @@ def _terms(invite: EmailInvite) -> dict[str, Any]:
 
 
 def _invite_mail(invite: EmailInvite, token: str, workspace_name: str, inviter: str | None) -> Mail:
-    url = f"{settings.public_url.rstrip('/')}/email-invite/{token}"
+    url = link_url(token)
     who = inviter or "A teammate"
     expires = clock.iso(invite.expires_at)
     text = (
