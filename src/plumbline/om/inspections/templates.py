@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField, found
 from plumbline.kit import clock
@@ -115,13 +115,9 @@ class TemplateService:
             template.interval_days = interval
             template.next_due_at = body.next_due_at or template.next_due_at
             template.anchor_day = local_day(template.next_due_at, zone(ctx.project.timezone)).day
-        changes = diff(before, TEMPLATE_FIELDS.audited(template, AUDITED))
-        if changes:
-            template.updated_at = clock.now()
-            await audit_change(
-                db, ctx, (ENTITY, template.id), "inspection_template.updated", changes
-            )
-            await db.flush()
+        after = TEMPLATE_FIELDS.audited(template, AUDITED)
+        action = "inspection_template.updated"
+        await audit_update(db, ctx, (ENTITY, template), action, before, after)
         return _read(template)
 
     async def delete_template(
