@@ -42,8 +42,7 @@ async def list_folders(
         query = query.where(Folder.parent_id.is_(None))
     elif parent_id is not None:
         query = query.where(Folder.parent_id == parent_id)
-    rows: Sequence[Any] = (await db.execute(page.apply(query, Folder.id))).all()
-    return rows
+    return (await db.execute(page.apply(query, Folder.id))).all()
 
 
 async def sibling_named(
@@ -166,12 +165,8 @@ async def list_files(
     elif folder_id is not None:
         query = query.where(File.folder_id == folder_id)
     if q:
-        pattern = (
-            "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        )
-        query = query.where(File.normalized_name.like(pattern, escape="\\"))
-    rows: Sequence[Any] = (await db.execute(page.apply(query, File.id))).all()
-    return rows
+        query = query.where(File.normalized_name.contains(q.lower(), autoescape=True))
+    return (await db.execute(page.apply(query, File.id))).all()
 
 
 async def file_row(db: AsyncSession, file_id: str) -> Any:
