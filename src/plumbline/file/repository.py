@@ -10,6 +10,7 @@ from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect
+from plumbline.file.schemas import FolderRead
 from plumbline.kit.pagination import PageParams
 from plumbline.models import File, FileVersion, Folder
 
@@ -30,14 +31,8 @@ async def folder_tree(db: AsyncSession, project_id: str) -> Sequence[Any]:
 async def list_folders(
     db: AsyncSession, project_id: str, parent_id: str | None, page: PageParams, *, root: bool
 ) -> Sequence[Any]:
-    query: AnySelect = select(
-        Folder.id,
-        Folder.project_id,
-        Folder.parent_id,
-        Folder.name,
-        Folder.created_at,
-        Folder.created_by,
-    ).where(Folder.project_id == project_id)
+    columns = (getattr(Folder, name) for name in FolderRead.model_fields)
+    query: AnySelect = select(*columns).where(Folder.project_id == project_id)
     if root:
         query = query.where(Folder.parent_id.is_(None))
     elif parent_id is not None:
