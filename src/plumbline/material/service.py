@@ -137,14 +137,9 @@ class MaterialService:
             result: dict[str, Any] = {"row": row.number, "ok": not row.errors, "errors": row.errors}
             if row.data is not None and not row.errors:
                 data = row.data
-                values = {
-                    "name": data.name,
-                    "unit": data.unit,
+                values = data.model_dump() | {
                     "unit_price": money.cents(data.unit_price),
                     "currency": data.currency or DEFAULT_CURRENCY,
-                    "sku": data.sku,
-                    "category": data.category,
-                    "supplier": data.supplier,
                     "updated_at": now,
                 }
                 if data.sku in existing:

@@ -26,16 +26,7 @@ AUDITED = ("name", "description", "frequency", "intervalDays", "nextDueAt", "ite
 
 def _items(items: list[TemplateItem]) -> list[Any]:
     """Items as stored: each keeps the id it was sent with or gets a new one."""
-    return [
-        {
-            "id": item.id or new_id(),
-            "label": item.label,
-            "type": item.type,
-            "required": item.required,
-            "onFail": item.on_fail,
-        }
-        for item in items
-    ]
+    return [item.model_dump(by_alias=True) | {"id": item.id or new_id()} for item in items]
 
 
 def _check_interval(frequency: str, interval_days: int | None) -> None:
