@@ -103,9 +103,12 @@ class LocalStorage:
         finally:
             await asyncio.to_thread(f.close)
 
-    async def receive(self, key: str, chunks: AsyncIterator[bytes], max_size: int) -> int:
-        """Write a request body to ``key`` in chunks: a temporary file renamed into place once
-        complete, so a reader never sees half an object. More than ``max_size`` bytes: 413."""
+    async def put_stream(
+        self, key: str, chunks: AsyncIterator[bytes], content_type: str, max_size: int
+    ) -> int:
+        """Write ``chunks`` (a request body, a cloud import) to ``key``: a temporary file renamed
+        into place once complete, so a reader never sees half an object. More than
+        ``max_size`` bytes: 413. The content type is the upload's, not kept here."""
         target = self.path(key)
         await asyncio.to_thread(target.parent.mkdir, parents=True, exist_ok=True)
         temp = target.with_name(f".{target.name}.{new_id()}.part")
@@ -134,16 +137,11 @@ class LocalStorage:
                 await asyncio.to_thread(temp.unlink)
         return received
 
-    async def put_stream(
-        self, key: str, chunks: AsyncIterator[bytes], content_type: str, max_size: int
-    ) -> int:
-        return await self.receive(key, chunks, max_size)
-
     async def put_bytes(self, key: str, data: bytes, content_type: str) -> None:
         async def one() -> AsyncIterator[bytes]:
             yield data
 
-        await self.receive(key, one(), len(data))
+        await self.put_stream(key, one(), content_type, len(data))
 
     async def delete(self, key: str) -> None:
         with contextlib.suppress(FileNotFoundError):
