@@ -243,3 +243,23 @@ async def audit_stamp(
 ) -> None:
     """``audit_change`` of one timestamp set where there was none (``revokedAt``, ``deletedAt``)."""
     await audit_change(db, ctx, entity, action, {field: [None, clock.iso(when)]})
+
+
+async def audit_update(
+    db: AsyncSession,
+    ctx: Scope,
+    entity: tuple[str, Any],
+    action: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+) -> dict[str, list[Any]]:
+    """The update of ``entity`` (type, record): when ``after`` differs from ``before``, stamp
+    the record's ``updated_at`` and ``audit_change`` the difference; then flush. Returns the
+    difference (empty when nothing changed)."""
+    kind, record = entity
+    changes = diff(before, after)
+    if changes:
+        record.updated_at = clock.now()
+        await audit_change(db, ctx, (kind, record.id), action, changes)
+    await db.flush()
+    return changes

@@ -58,11 +58,7 @@ def metadata(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def price_plans() -> dict[str, str]:
-    prices = {
-        "team": settings.stripe_price_team,
-        "pro": settings.stripe_price_pro,
-        "enterprise": settings.stripe_price_enterprise,
-    }
+    prices = {plan: getattr(settings, f"stripe_price_{plan}") for plan in PAID_PLANS}
     return {price: plan for plan, price in prices.items() if price}
 
 

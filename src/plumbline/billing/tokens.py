@@ -5,14 +5,10 @@ The token is the credential, as a Stripe checkout URL is.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from datetime import timedelta
 from typing import Any
 
-import orjson
-
-from plumbline.errors import Expired, NotFound, found
+from plumbline.errors import Expired, found
 from plumbline.kit import clock, crypto
 
 CHECKOUT = "billing:local-checkout"
@@ -21,20 +17,12 @@ LIFETIME = timedelta(hours=24)  # as a Stripe Checkout Session
 
 
 def make(purpose: str, claims: dict[str, Any]) -> str:
-    expiry = int((clock.now() + LIFETIME).timestamp())
-    payload = base64.urlsafe_b64encode(orjson.dumps({**claims, "x": expiry})).decode()
-    return crypto.signed(payload.rstrip("="), purpose)
+    return crypto.signed_claims(claims, purpose, clock.now() + LIFETIME)
 
 
 def read(token: str, purpose: str) -> dict[str, Any]:
     """The claims: 404 when forged or malformed, 410 when expired."""
-    payload = found(crypto.unsign(token, purpose), "Checkout session not found")
-    try:
-        claims = orjson.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    except (binascii.Error, ValueError):
-        raise NotFound("Checkout session not found") from None
-    if not isinstance(claims, dict) or not isinstance(claims.get("x"), int):
-        raise NotFound("Checkout session not found")
+    claims = found(crypto.unsign_claims(token, purpose), "Checkout session not found")
     if claims["x"] < clock.now().timestamp():
         raise Expired("This session has expired; start again from the workspace")
     return claims

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
-import orjson
 from authlib.common.security import generate_token
 
 from plumbline.cloud.client import AsyncOAuth2Client
@@ -62,32 +59,19 @@ def new_verifier() -> str:
 
 
 def make_state(authorization_id: str, user_id: str, provider: str, expires_at: datetime) -> str:
-    claims = {"a": authorization_id, "u": user_id, "p": provider, "x": int(expires_at.timestamp())}
-    payload = base64.urlsafe_b64encode(orjson.dumps(claims)).decode().rstrip("=")
-    return crypto.signed(payload, STATE_PURPOSE)
+    claims = {"a": authorization_id, "u": user_id, "p": provider}
+    return crypto.signed_claims(claims, STATE_PURPOSE, expires_at)
 
 
 def read_state(state: str, user_id: str, provider: str) -> str:
     """The authorization id a state names: 400 when it was altered, is another user's or
     another provider's, or is older than ten minutes."""
-    payload = crypto.unsign(state, STATE_PURPOSE)
-    if payload is None:
+    claims = crypto.unsign_claims(state, STATE_PURPOSE)
+    if claims is None or claims.get("u") != user_id or claims.get("p") != provider:
         raise InvalidState()
-    try:
-        claims = orjson.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-        authorization_id, owner, named, expiry = (
-            str(claims["a"]),
-            claims["u"],
-            claims["p"],
-            int(claims["x"]),
-        )
-    except (binascii.Error, ValueError, KeyError, TypeError):
-        raise InvalidState() from None
-    if owner != user_id or named != provider:
-        raise InvalidState()
-    if expiry < clock.now().timestamp():
+    if claims["x"] < clock.now().timestamp():
         raise StateExpired()
-    return authorization_id
+    return str(claims["a"])
 
 
 # ---- tokens at rest

@@ -52,47 +52,17 @@ def _flag(condition: ColumnElement[bool]) -> ColumnElement[Any]:
 Record = type[Issue] | type[Rfi] | type[PunchItem]
 
 
-async def _tally(
-    db: AsyncSession,
-    model: Record,
-    *,
-    project_id: str,
-    today: date,
-    horizon: date,
-    work_orders: ColumnElement[bool] | None = None,
+async def tally(
+    db: AsyncSession, model: Record, project_id: str, today: date, horizon: date
 ) -> dict[str, StatusTally]:
-    """Live records of the project per status, in one GROUP BY statement."""
+    """Live records of the project per status, in one GROUP BY statement (and, of issues, the
+    work orders)."""
     flags = [_flag(model.due_date < today), _flag(model.due_date.between(today, horizon))]
-    if work_orders is not None:
-        flags.append(_flag(work_orders))
+    if model is Issue:
+        flags.append(_flag(Issue.issue_kind == "WORK_ORDER"))
     rows = await db.execute(
         select(model.status, func.count(), *flags)
         .where(model.project_id == project_id, model.deleted_at.is_(None))
         .group_by(model.status)
     )
     return {str(row[0]): StatusTally(*(int(n) for n in row[1:])) for row in rows}
-
-
-async def issue_tally(
-    db: AsyncSession, *, project_id: str, today: date, horizon: date
-) -> dict[str, StatusTally]:
-    return await _tally(
-        db,
-        Issue,
-        project_id=project_id,
-        today=today,
-        horizon=horizon,
-        work_orders=Issue.issue_kind == "WORK_ORDER",
-    )
-
-
-async def rfi_tally(
-    db: AsyncSession, *, project_id: str, today: date, horizon: date
-) -> dict[str, StatusTally]:
-    return await _tally(db, Rfi, project_id=project_id, today=today, horizon=horizon)
-
-
-async def punch_tally(
-    db: AsyncSession, *, project_id: str, today: date, horizon: date
-) -> dict[str, StatusTally]:
-    return await _tally(db, PunchItem, project_id=project_id, today=today, horizon=horizon)

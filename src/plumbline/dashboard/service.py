@@ -33,6 +33,7 @@ from plumbline.dashboard import repository
 from plumbline.dashboard.repository import StatusTally
 from plumbline.errors import Forbidden
 from plumbline.kit import clock
+from plumbline.models import Issue, PunchItem, Rfi
 from plumbline.project.service import project as project_service
 
 RECENT_ACTIVITY = 20
@@ -71,25 +72,18 @@ class DashboardService:
         if module_enabled(project, "files"):
             count, size = await repository.file_totals(db, project_id=project.id)
             files = {"count": count, "storageBytes": size}
+        window = (project.id, today, horizon)
         issues: dict[str, Any] | None = None
         if module_enabled(project, "issues"):
-            tally = await repository.issue_tally(
-                db, project_id=project.id, today=today, horizon=horizon
-            )
+            tally = await repository.tally(db, Issue, *window)
             issues = _section(tally, ISSUE_STATUSES, ISSUE_OPEN)
             issues["openWorkOrders"] = sum(tally[s].work_orders for s in ISSUE_OPEN if s in tally)
         rfis = None
         if module_enabled(project, "rfi"):
-            rfis = _section(
-                await repository.rfi_tally(db, project_id=project.id, today=today, horizon=horizon),
-                RFI_STATUSES,
-                RFI_OPEN,
-            )
+            rfis = _section(await repository.tally(db, Rfi, *window), RFI_STATUSES, RFI_OPEN)
         punch = None
         if module_enabled(project, "punch"):
-            tally = await repository.punch_tally(
-                db, project_id=project.id, today=today, horizon=horizon
-            )
+            tally = await repository.tally(db, PunchItem, *window)
             punch = _section(tally, PUNCH_STATUSES, PUNCH_OPEN)
         sections = [s for s in (issues, rfis, punch) if s is not None]
         return {

@@ -128,8 +128,7 @@ async def _mint_key(api: Api, project_id: str, name: str) -> str:
     created = await api(
         "POST", f"/api/v1/projects/{project_id}/api-keys", json={"name": name, "scopes": SCOPES}
     )
-    key: str = created["apiKey"]
-    return key
+    return str(created["apiKey"])
 
 
 async def seed() -> DemoProject:

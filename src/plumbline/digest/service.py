@@ -115,21 +115,13 @@ async def _audience(
     for item in items:
         by_workspace[item.workspace_id].append(item)
     audience: dict[str, list[Member]] = defaultdict(list)
-    for (
-        workspace_id,
-        user_id,
-        role,
-        external,
-        restricted,
-        name,
-        email,
-    ) in await authz_repo.members_of(db, workspace_ids):
-        member = Member(user_id, role, external, restricted, name, email)
-        manager = role in MANAGERS and not external
+    for row in await authz_repo.members_of(db, workspace_ids):
+        workspace_id, member = row[0], Member(*row[1:])  # then the member, field by field
+        manager = member.role in MANAGERS and not member.external
         for item in by_workspace[workspace_id]:
             if not member.sees(item.project_id, named):
                 continue
-            if manager or (digest.assignees_too and item.assignee_id == user_id):
+            if manager or (digest.assignees_too and item.assignee_id == member.user_id):
                 member.items.append(item)
         if member.items:
             audience[workspace_id].append(member)

@@ -27,6 +27,7 @@ from plumbline.errors import InvalidField, NotFound, UnsupportedMediaType, Valid
 from plumbline.file import upload_repository
 from plumbline.file.errors import LimitReached
 from plumbline.file.objects import discard, discard_after_commit
+from plumbline.file.schemas import AttachmentRead, answer
 from plumbline.file.types import check_type, clean_name, media_type
 from plumbline.file.uploads import (
     begin_completion,
@@ -65,17 +66,6 @@ def _attachment_type(file_name: str, content_type: str, allowed: frozenset[str] 
         f"Attachments here must be one of: {', '.join(sorted(allowed))}",
         allowed=sorted(allowed),
     )
-
-
-def _read(row: Any) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "fileName": row.file_name,
-        "contentType": row.content_type,
-        "sizeBytes": row.size_bytes,
-        "createdAt": clock.iso(row.created_at),
-        "createdBy": row.created_by,
-    }
 
 
 class Target(TypedDict):
@@ -266,7 +256,7 @@ class AttachmentService:
             workspace_id=workspace.id,
             project_id=upload.project_id,
         )
-        return finish(upload, _read(attachment))
+        return finish(upload, answer(AttachmentRead, attachment, "url"))
 
     async def list_for(
         self, db: AsyncSession, entity_type: str, entity_ids: Sequence[str]
@@ -276,7 +266,7 @@ class AttachmentService:
         found: dict[str, list[dict[str, Any]]] = {entity_id: [] for entity_id in entity_ids}
         storage = get_storage()
         for row in await upload_repository.attachments_for(db, entity_type, list(entity_ids)):
-            item = _read(row)
+            item = answer(AttachmentRead, row, "url")
             item["url"] = await storage.presign_get(
                 row.storage_key,
                 expires_in=READ_URL_TTL,

@@ -23,7 +23,7 @@ from plumbline.errors import Forbidden, InvalidField, NotFound, found
 from plumbline.file import repository, upload_repository
 from plumbline.file.errors import FileLocked, NameTaken
 from plumbline.file.objects import discard_after_commit
-from plumbline.file.schemas import FileUpdate
+from plumbline.file.schemas import FileUpdate, VersionRead, answer
 from plumbline.file.types import check_type, clean_name, normalize
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
@@ -267,17 +267,7 @@ class FileService:
             "fileId": file.id,
             "fileVersionId": versions[0].id,
             "version": versions[0].version,
-            "versions": [
-                {
-                    "id": v.id,
-                    "version": v.version,
-                    "sizeBytes": v.size_bytes,
-                    "contentType": v.content_type,
-                    "createdAt": clock.iso(v.created_at),
-                    "createdBy": v.created_by,
-                }
-                for v in versions
-            ],
+            "versions": [answer(VersionRead, v) for v in versions],
         }
 
 

@@ -29,7 +29,7 @@ from plumbline.errors import Forbidden
 from plumbline.file import repository
 from plumbline.file.errors import FolderCycle, FolderNotEmpty, NameTaken
 from plumbline.file.files import project_folder, remove_files
-from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderUpdate
+from plumbline.file.schemas import ApplyStructure, FolderCreate, FolderRead, FolderUpdate, answer
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Folder
@@ -78,14 +78,7 @@ TEMPLATES: dict[str, Tree] = {
 
 
 def folder_dict(row: Any) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "projectId": row.project_id,
-        "parentId": row.parent_id,
-        "name": row.name,
-        "createdAt": clock.iso(row.created_at),
-        "createdBy": row.created_by,
-    }
+    return answer(FolderRead, row)
 
 
 class FolderService:

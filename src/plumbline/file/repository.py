@@ -10,6 +10,7 @@ from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect
+from plumbline.file.schemas import FolderRead
 from plumbline.kit.pagination import PageParams
 from plumbline.models import File, FileVersion, Folder
 
@@ -30,20 +31,13 @@ async def folder_tree(db: AsyncSession, project_id: str) -> Sequence[Any]:
 async def list_folders(
     db: AsyncSession, project_id: str, parent_id: str | None, page: PageParams, *, root: bool
 ) -> Sequence[Any]:
-    query: AnySelect = select(
-        Folder.id,
-        Folder.project_id,
-        Folder.parent_id,
-        Folder.name,
-        Folder.created_at,
-        Folder.created_by,
-    ).where(Folder.project_id == project_id)
+    columns = (getattr(Folder, name) for name in FolderRead.model_fields)
+    query: AnySelect = select(*columns).where(Folder.project_id == project_id)
     if root:
         query = query.where(Folder.parent_id.is_(None))
     elif parent_id is not None:
         query = query.where(Folder.parent_id == parent_id)
-    rows: Sequence[Any] = (await db.execute(page.apply(query, Folder.id))).all()
-    return rows
+    return (await db.execute(page.apply(query, Folder.id))).all()
 
 
 async def sibling_named(
@@ -166,12 +160,8 @@ async def list_files(
     elif folder_id is not None:
         query = query.where(File.folder_id == folder_id)
     if q:
-        pattern = (
-            "%" + q.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        )
-        query = query.where(File.normalized_name.like(pattern, escape="\\"))
-    rows: Sequence[Any] = (await db.execute(page.apply(query, File.id))).all()
-    return rows
+        query = query.where(File.normalized_name.contains(q.lower(), autoescape=True))
+    return (await db.execute(page.apply(query, File.id))).all()
 
 
 async def file_row(db: AsyncSession, file_id: str) -> Any:

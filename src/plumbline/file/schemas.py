@@ -1,9 +1,10 @@
 """Request and response shapes of files, folders, uploads and attachments."""
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
+from plumbline.kit.clock import iso
 from plumbline.kit.schema import ByteCount, Schema
 
 # One rule for the names of files, folders and photos: a name, not a path, and nothing a
@@ -191,3 +192,12 @@ class AttachmentRead(Schema):
     created_at: str
     created_by: str | None
     url: str | None = None
+
+
+def answer(model: type[Schema], row: Any, *left_out: str) -> dict[str, Any]:
+    """The response ``model`` from a row or an entity holding its fields (but ``left_out``):
+    camelCase keys, ``createdAt`` in ISO."""
+    fields = model.model_fields.items()
+    body = {f.alias or n: getattr(row, n) for n, f in fields if n not in left_out}
+    body["createdAt"] = iso(body["createdAt"])
+    return body

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -60,8 +60,7 @@ def task(
 
 def unit_of_work(db: AsyncSession) -> UnitOfWork:
     """The unit of work a task runs in, to queue e-mails and jobs that go out once it commits."""
-    uow: UnitOfWork = db.info["uow"]
-    return uow
+    return cast(UnitOfWork, db.info["uow"])
 
 
 def load_tasks(*extra: str) -> None:

@@ -51,23 +51,14 @@ _TYPOGRAPHY = str.maketrans(
 def latin1(text: object) -> str:
     """``text`` as a string the core fonts can draw."""
     value = "" if text is None else str(text)
-    value = value.translate(_TYPOGRAPHY)
-    try:
-        value.encode("latin-1")
-        return value
-    except UnicodeEncodeError:
-        pass
-    out = []
-    for char in value:
-        try:
-            char.encode("latin-1")
-            out.append(char)
-            continue
-        except UnicodeEncodeError:
-            pass
-        base = unicodedata.normalize("NFKD", char).encode("latin-1", "ignore").decode("latin-1")
-        out.append(base if base.strip() else "?")
-    return "".join(out)
+    return "".join(_latin1_char(char) for char in value.translate(_TYPOGRAPHY))
+
+
+def _latin1_char(char: str) -> str:
+    if ord(char) < 256:
+        return char
+    base = unicodedata.normalize("NFKD", char).encode("latin-1", "ignore").decode("latin-1")
+    return base if base.strip() else "?"
 
 
 class PdfDocument:
@@ -148,9 +139,8 @@ class PdfDocument:
                 left = pdf.l_margin + column * (size + gap)
                 try:
                     pdf.image(BytesIO(data), x=left, y=top, w=size, h=size, keep_aspect_ratio=True)
-                except (
-                    Exception
-                ):  # any image fpdf2 cannot decode (HEIC, damaged) gets the placeholder
+                # any image fpdf2 cannot decode (HEIC, damaged) gets the placeholder
+                except Exception:
                     pdf.set_draw_color(160, 160, 160)
                     pdf.rect(left, top, size, size)
                     pdf.set_xy(left, top + size / 2 - 3)

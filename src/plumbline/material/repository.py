@@ -5,32 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect, Rows
 from plumbline.kit.pagination import PageParams
-from plumbline.material.schemas import MaterialFilters
+from plumbline.material.schemas import MaterialFilters, MaterialRead
 from plumbline.models import Material
 from plumbline.records.fields import Fields
 
-FIELDS = Fields(
-    Material.__table__,
-    {
-        "id": "id",
-        "workspaceId": "workspace_id",
-        "name": "name",
-        "unit": "unit",
-        "unitPrice": "unit_price",
-        "currency": "currency",
-        "sku": "sku",
-        "category": "category",
-        "supplier": "supplier",
-        "createdBy": "created_by",
-        "createdAt": "created_at",
-        "updatedAt": "updated_at",
-    },
-)
+# The response, in order: each field the column of the same name in snake case.
+FIELDS = Fields(Material.__table__, {name: to_snake(name) for name in MaterialRead.model_fields})
 SEARCHED = (Material.name, Material.sku, Material.supplier)
 
 

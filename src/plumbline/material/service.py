@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.errors import ValidationFailed, found
 from plumbline.kit import clock, money
@@ -110,11 +110,8 @@ class MaterialService:
             if name in given:
                 value = getattr(data, name)
                 setattr(material, name, money.cents(value) if name == "unit_price" else value)
-        changes = diff(before, _audited(material))
-        if changes:
-            material.updated_at = clock.now()
-            await db.flush()
-            await audit_change(db, ctx, (ENTITY, material.id), "material.updated", changes)
+        after = _audited(material)
+        await audit_update(db, ctx, (ENTITY, material), "material.updated", before, after)
         return to_read(FIELDS.of(material))
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext, material_id: str) -> None:
@@ -140,14 +137,9 @@ class MaterialService:
             result: dict[str, Any] = {"row": row.number, "ok": not row.errors, "errors": row.errors}
             if row.data is not None and not row.errors:
                 data = row.data
-                values = {
-                    "name": data.name,
-                    "unit": data.unit,
+                values = data.model_dump() | {
                     "unit_price": money.cents(data.unit_price),
                     "currency": data.currency or DEFAULT_CURRENCY,
-                    "sku": data.sku,
-                    "category": data.category,
-                    "supplier": data.supplier,
                     "updated_at": now,
                 }
                 if data.sku in existing:

@@ -124,8 +124,7 @@ def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]
 
 def status_now(proposal: Proposal) -> str:
     """The proposal's status as reads show it (EXPIRED once ``validUntil`` passed)."""
-    status: str = to_read(FIELDS.of(proposal))["status"]
-    return status
+    return str(to_read(FIELDS.of(proposal))["status"])
 
 
 def client_view(proposal: Proposal, project: Project, workspace: Workspace) -> dict[str, Any]:

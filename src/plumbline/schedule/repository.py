@@ -6,24 +6,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy import CursorResult, Row, delete, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.models import Schedule, ScheduleTask
+from plumbline.schedule.schemas import TaskRead
 
-TASK_COLUMNS = (
-    ScheduleTask.id,
-    ScheduleTask.name,
-    ScheduleTask.start_date,
-    ScheduleTask.end_date,
-    ScheduleTask.status,
-    ScheduleTask.progress_percent,
-    ScheduleTask.parent_id,
-    ScheduleTask.is_milestone,
-    ScheduleTask.assignee_id,
-    ScheduleTask.dependencies,
-)
+# A task's columns in the order of its response's fields.
+TASK_COLUMNS = tuple(getattr(ScheduleTask, to_snake(name)) for name in TaskRead.model_fields)
 
 
 async def take(db: AsyncSession, project_id: str, now: datetime, user_id: str | None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change
@@ -23,37 +24,22 @@ from plumbline.schedule.validation import check, check_assignees
 ENTITY = "schedule"
 # The columns of the CSV export: the fields of a task as the API reads it.
 CSV_HEADER = tuple(TaskRead.model_fields)
+# A task's response fields and their columns.
+TASK_FIELDS = {name: to_snake(name) for name in TaskRead.model_fields}
 
 
 def _task(row: Mapping[Any, Any]) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "name": row["name"],
-        "startDate": iso(row["start_date"]),
-        "endDate": iso(row["end_date"]),
-        "status": row["status"],
-        "progressPercent": row["progress_percent"],
-        "parentId": row["parent_id"],
-        "isMilestone": row["is_milestone"],
-        "assigneeId": row["assignee_id"],
-        "dependencies": row["dependencies"],
-    }
+    task = {name: row[column] for name, column in TASK_FIELDS.items()}
+    task["startDate"], task["endDate"] = iso(task["startDate"]), iso(task["endDate"])
+    return task
 
 
 def _stored(project_id: str, tasks: Sequence[TaskIn]) -> list[dict[str, Any]]:
     return [
-        {
+        task.model_dump(exclude={"dependencies"})
+        | {
             "project_id": project_id,
-            "id": task.id,
             "position": position,
-            "name": task.name,
-            "start_date": task.start_date,
-            "end_date": task.end_date,
-            "status": task.status,
-            "progress_percent": task.progress_percent,
-            "parent_id": task.parent_id,
-            "is_milestone": task.is_milestone,
-            "assignee_id": task.assignee_id,
             "dependencies": [
                 {"taskId": d.task_id, "type": d.type, "lagDays": d.lag_days}
                 for d in task.dependencies

@@ -37,8 +37,7 @@ async def get_lock(db: AsyncSession, version_id: str) -> tuple[str, datetime, da
     query = select(FileLock.locked_by, FileLock.locked_at, FileLock.expires_at).where(
         FileLock.file_version_id == version_id
     )
-    row = (await db.execute(query)).first()
-    return None if row is None else (row.locked_by, row.locked_at, row.expires_at)
+    return (await db.execute(query)).tuples().first()
 
 
 async def lock_held_by_other(
@@ -112,8 +111,7 @@ async def get_state(db: AsyncSession, version_id: str) -> tuple[dict[str, Any], 
     query = select(ViewerState.state, ViewerState.revision).where(
         ViewerState.file_version_id == version_id
     )
-    row = (await db.execute(query)).first()
-    return None if row is None else (row.state, row.revision)
+    return (await db.execute(query)).tuples().first()
 
 
 async def insert_state(

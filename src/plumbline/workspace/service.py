@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_as, audit_change, audit_stamp, created, diff
+from plumbline.audit.service import audit_as, audit_stamp, audit_update, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, seat_limit, storage_quota
@@ -148,11 +148,8 @@ class WorkspaceService:
             workspace.name = data.name
         if "primary_color" in given:
             workspace.primary_color = data.primary_color.upper() if data.primary_color else None
-        changes = diff(before, _audited(workspace))
-        if changes:
-            workspace.updated_at = clock.now()
-            await audit_change(db, ctx, ("workspace", workspace.id), "workspace.updated", changes)
-        await db.flush()
+        entity = ("workspace", workspace)
+        await audit_update(db, ctx, entity, "workspace.updated", before, _audited(workspace))
         return workspace_dict(workspace, await _seats_used(db, workspace.id))
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext) -> None:

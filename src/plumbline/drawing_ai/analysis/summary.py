@@ -17,7 +17,7 @@ def read_summary(page: PageContent) -> dict[str, Any]:
     reg = regions(page)
     tb = read_title_block(page, reg.title_block)
     room_phrases = rooms(page, reg)
-    room_names = _unique(p.text for p in room_phrases)
+    room_names = list(dict.fromkeys(p.text for p in room_phrases))  # once each, in order
     notes = [text for text, _ in reg.notes]
     toc: list[dict[str, Any]] = []
     if reg.title_block:
@@ -51,13 +51,9 @@ def summary_markdown(s: dict[str, Any], page: PageContent) -> str:
         f"Page {page.page_index + 1}"
     )
     lines = [f"### {heading}"]
-    facts = [
-        f"**Discipline:** {s['discipline']}" if s["discipline"] else None,
-        f"**Scale:** {s['scale']}" if s["scale"] else None,
-        f"**Revision:** {s['revision']}" if s["revision"] else None,
-        f"**Date:** {s['date']}" if s["date"] else None,
-    ]
-    lines.extend(f"- {f}" for f in facts if f)
+    lines.extend(
+        f"- **{k.title()}:** {s[k]}" for k in ("discipline", "scale", "revision", "date") if s[k]
+    )
     if s["rooms"]:
         lines.append(f"- **Rooms ({len(s['rooms'])}):** {', '.join(s['rooms'])}")
     if s["notes"]:
@@ -67,11 +63,3 @@ def summary_markdown(s: dict[str, Any], page: PageContent) -> str:
         lines.append("- No title block, notes or room labels were found on this page.")
     lines.append(f"\n_Page {page.page_index + 1} of {page.page_count}._")
     return "\n".join(lines)
-
-
-def _unique(values: Any) -> list[str]:
-    """The values once each, in first-seen order."""
-    seen: dict[str, None] = {}
-    for v in values:
-        seen.setdefault(v, None)
-    return list(seen)

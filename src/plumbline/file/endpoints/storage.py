@@ -54,7 +54,7 @@ async def upload_object(token: str, request: Request) -> ORJSONResponse:
         raise PayloadTooLarge("More bytes than the upload declared")
     if await backend.head(key) is not None:
         raise Conflict("This object has already been uploaded", code="ALREADY_UPLOADED")
-    await backend.receive(key, _body(request), max_size)
+    await backend.put_stream(key, _body(request), request.headers.get("content-type", ""), max_size)
     return ORJSONResponse({"ok": True})
 
 

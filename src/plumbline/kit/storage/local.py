@@ -7,8 +7,6 @@ routes.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import hashlib
 import os
@@ -17,8 +15,6 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, BinaryIO
-
-import orjson
 
 from plumbline.config import settings
 from plumbline.errors import Expired, Forbidden, PayloadTooLarge
@@ -32,23 +28,15 @@ GET = "storage:get"
 
 def make_token(purpose: str, claims: dict[str, Any], expires_in: timedelta) -> str:
     """``<base64url claims>.<HMAC>``; the claims carry the key, limits and an epoch expiry."""
-    expiry = int((clock.now() + expires_in).timestamp())
-    payload = base64.urlsafe_b64encode(orjson.dumps({**claims, "x": expiry})).decode()
-    return crypto.signed(payload.rstrip("="), purpose)
+    return crypto.signed_claims(claims, purpose, clock.now() + expires_in)
 
 
 def read_token(token: str, purpose: str) -> dict[str, Any]:
     """The claims of a valid token: 403 when tampered with, 410 when expired."""
-    payload = crypto.unsign(token, purpose)
-    if payload is None:
+    claims = crypto.unsign_claims(token, purpose)
+    if claims is None:
         raise Forbidden("This storage link is not valid", code="INVALID_SIGNATURE")
-    try:
-        claims: dict[str, Any] = orjson.loads(
-            base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-        )
-    except (binascii.Error, ValueError):
-        raise Forbidden("This storage link is not valid", code="INVALID_SIGNATURE") from None
-    if int(claims["x"]) < clock.now().timestamp():
+    if claims["x"] < clock.now().timestamp():
         raise Expired("This storage link has expired")
     return claims
 
@@ -115,9 +103,12 @@ class LocalStorage:
         finally:
             await asyncio.to_thread(f.close)
 
-    async def receive(self, key: str, chunks: AsyncIterator[bytes], max_size: int) -> int:
-        """Write a request body to ``key`` in chunks: a temporary file renamed into place once
-        complete, so a reader never sees half an object. More than ``max_size`` bytes: 413."""
+    async def put_stream(
+        self, key: str, chunks: AsyncIterator[bytes], content_type: str, max_size: int
+    ) -> int:
+        """Write ``chunks`` (a request body, a cloud import) to ``key``: a temporary file renamed
+        into place once complete, so a reader never sees half an object. More than
+        ``max_size`` bytes: 413. The content type is the upload's, not kept here."""
         target = self.path(key)
         await asyncio.to_thread(target.parent.mkdir, parents=True, exist_ok=True)
         temp = target.with_name(f".{target.name}.{new_id()}.part")
@@ -146,16 +137,11 @@ class LocalStorage:
                 await asyncio.to_thread(temp.unlink)
         return received
 
-    async def put_stream(
-        self, key: str, chunks: AsyncIterator[bytes], content_type: str, max_size: int
-    ) -> int:
-        return await self.receive(key, chunks, max_size)
-
     async def put_bytes(self, key: str, data: bytes, content_type: str) -> None:
         async def one() -> AsyncIterator[bytes]:
             yield data
 
-        await self.receive(key, one(), len(data))
+        await self.put_stream(key, one(), content_type, len(data))
 
     async def delete(self, key: str) -> None:
         with contextlib.suppress(FileNotFoundError):

@@ -5,52 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy import ColumnElement, Row, and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Asset, Issue, MaintenanceSchedule, MeterReading
-from plumbline.om.assets.schemas import AssetFilters
+from plumbline.om.assets.schemas import AssetFilters, AssetRead, ReadingRead
 from plumbline.records.fields import Fields
 
 A = Asset.__table__.c
 R = MeterReading.__table__.c
-# ``meters`` is read as a value: the service formats each meter.
-FIELDS = Fields(
-    Asset.__table__,
-    {
-        "id": "id",
-        "projectId": "project_id",
-        "tag": "tag",
-        "name": "name",
-        "category": "category",
-        "manufacturer": "manufacturer",
-        "model": "model",
-        "serialNumber": "serial_number",
-        "location": "location",
-        "installDate": "install_date",
-        "warrantyExpires": "warranty_expires",
-        "parentAssetId": "parent_asset_id",
-        "status": "status",
-        "meters": "meters",
-        "createdBy": "created_by",
-        "createdAt": "created_at",
-        "updatedAt": "updated_at",
-    },
-    json_text=False,
-)
-READING_FIELDS = Fields(
-    MeterReading.__table__,
-    {
-        "id": "id",
-        "assetId": "asset_id",
-        "meterType": "meter_type",
-        "value": "value",
-        "readAt": "read_at",
-        "recordedBy": "recorded_by",
-        "createdAt": "created_at",
-    },
-)
+# The responses, in order: each field the column of the same name in snake case. ``meters`` is
+# read as a value: the service formats each meter.
+FIELDS = Fields(Asset.__table__, {n: to_snake(n) for n in AssetRead.model_fields}, json_text=False)
+READING_FIELDS = Fields(MeterReading.__table__, {n: to_snake(n) for n in ReadingRead.model_fields})
 OPEN_STATUSES = ("OPEN", "IN_PROGRESS")
 
 

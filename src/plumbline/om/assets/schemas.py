@@ -61,27 +61,14 @@ class AssetCreate(Schema):
         return self
 
 
-class AssetUpdate(Patch):
+class AssetUpdate(Patch, AssetCreate):
     """Only the fields sent change; ``meters`` is the whole list (readings of kept types stay)."""
 
     not_null = ("tag", "name", "status", "meters")
-    tag: Tag | None = None
-    name: Name | None = None
-    category: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] | None = None
-    manufacturer: Text200 | None = None
-    model: Text200 | None = None
-    serial_number: Text200 | None = None
-    location: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = None
-    install_date: CalendarDay | None = None
-    warranty_expires: CalendarDay | None = None
-    parent_asset_id: Ref | None = None
-    status: AssetStatus | None = None
-    meters: list[MeterIn] | None = Field(default=None, max_length=MAX_METERS)
-
-    @model_validator(mode="after")
-    def _meters(self) -> AssetUpdate:
-        _unique_meters(self.meters)
-        return self
+    tag: Tag | None = None  # type: ignore[assignment]
+    name: Name | None = None  # type: ignore[assignment]
+    status: AssetStatus | None = None  # type: ignore[assignment]
+    meters: list[MeterIn] | None = Field(default=None, max_length=MAX_METERS)  # type: ignore[assignment]
 
 
 class MeterRead(BaseModel):

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField, found
 from plumbline.kit import clock
@@ -125,11 +125,8 @@ class AssetService:
         before = FIELDS.audited(asset, AUDITED)
         for column, value in changes.items():
             setattr(asset, column, value)
-        changed = diff(before, FIELDS.audited(asset, AUDITED))
-        if changed:
-            asset.updated_at = clock.now()
-            await audit_change(db, ctx, (ENTITY, asset.id), "asset.updated", changed)
-        await db.flush()
+        after = FIELDS.audited(asset, AUDITED)
+        await audit_update(db, ctx, (ENTITY, asset), "asset.updated", before, after)
         return _view(FIELDS.read(FIELDS.of(asset)))
 
     async def delete(

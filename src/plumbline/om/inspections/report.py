@@ -84,16 +84,8 @@ def pdf(data: ReportInput) -> bytes:
         if not result:
             outcome = "Not answered" if item["required"] else "-"
         label = item["label"] + ("" if item["required"] else " (optional)")
-        rows.append(
-            [
-                str(index),
-                label,
-                TYPE_LABELS[item["type"]],
-                outcome,
-                _value(result.get("value")),
-                result.get("note") or "",
-            ]
-        )
+        value, note = _value(result.get("value")), result.get("note") or ""
+        rows.append([str(index), label, TYPE_LABELS[item["type"]], outcome, value, note])
     width = doc.width
     doc.table(
         ["#", "Item", "Type", "Outcome", "Reading", "Note"],

@@ -5,30 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy import ColumnElement, Row, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Asset, Attachment, InspectionRun, InspectionTemplate
+from plumbline.om.inspections.schemas import TemplateRead
 from plumbline.records.fields import Fields
 from plumbline.records.visibility import Visibility
 
 PHOTO_ENTITY = "inspection_run"
+# A template's response, in order: each field the column of the same name in snake case.
 TEMPLATE_FIELDS = Fields(
-    InspectionTemplate.__table__,
-    {
-        "id": "id",
-        "projectId": "project_id",
-        "name": "name",
-        "description": "description",
-        "frequency": "frequency",
-        "intervalDays": "interval_days",
-        "nextDueAt": "next_due_at",
-        "items": "items",
-        "createdBy": "created_by",
-        "createdAt": "created_at",
-        "updatedAt": "updated_at",
-    },
+    InspectionTemplate.__table__, {n: to_snake(n) for n in TemplateRead.model_fields}
 )
 RUN_FIELDS = Fields(
     InspectionRun.__table__,

@@ -8,11 +8,10 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import ValidationFailed, found
 from plumbline.issue.schemas import PhotoComplete, PhotoPresign
-from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.models import InspectionRun
@@ -196,11 +195,8 @@ class RunService:
             run.signed_by = body.signed_by
         if body.results is not None:
             run.results = await self._results(db, run, body.results)
-        changes = diff(before, RUN_FIELDS.audited(run, AUDITED))
-        if changes:
-            run.updated_at = clock.now()
-            await audit_change(db, ctx, (ENTITY, run.id), "inspection_run.updated", changes)
-            await db.flush()
+        after = RUN_FIELDS.audited(run, AUDITED)
+        await audit_update(db, ctx, (ENTITY, run), "inspection_run.updated", before, after)
         return await self.read(db, run)
 
     async def delete_run(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField, found
 from plumbline.kit import clock
@@ -26,16 +26,7 @@ AUDITED = ("name", "description", "frequency", "intervalDays", "nextDueAt", "ite
 
 def _items(items: list[TemplateItem]) -> list[Any]:
     """Items as stored: each keeps the id it was sent with or gets a new one."""
-    return [
-        {
-            "id": item.id or new_id(),
-            "label": item.label,
-            "type": item.type,
-            "required": item.required,
-            "onFail": item.on_fail,
-        }
-        for item in items
-    ]
+    return [item.model_dump(by_alias=True) | {"id": item.id or new_id()} for item in items]
 
 
 def _check_interval(frequency: str, interval_days: int | None) -> None:
@@ -115,13 +106,9 @@ class TemplateService:
             template.interval_days = interval
             template.next_due_at = body.next_due_at or template.next_due_at
             template.anchor_day = local_day(template.next_due_at, zone(ctx.project.timezone)).day
-        changes = diff(before, TEMPLATE_FIELDS.audited(template, AUDITED))
-        if changes:
-            template.updated_at = clock.now()
-            await audit_change(
-                db, ctx, (ENTITY, template.id), "inspection_template.updated", changes
-            )
-            await db.flush()
+        after = TEMPLATE_FIELDS.audited(template, AUDITED)
+        action = "inspection_template.updated"
+        await audit_update(db, ctx, (ENTITY, template), action, before, after)
         return _read(template)
 
     async def delete_template(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, diff
@@ -18,8 +19,9 @@ from plumbline.models import MaintenanceCompletion, MaintenanceSchedule
 from plumbline.om import recurrence
 from plumbline.om.errors import AlreadyCompleted
 from plumbline.om.maintenance import repository as repo
-from plumbline.om.maintenance.schemas import CompleteBody
+from plumbline.om.maintenance.schemas import CompleteBody, CompletionRead
 from plumbline.om.maintenance.service import ENTITY, audited, due, last_reading, maintenance, read
+from plumbline.records.fields import Fields
 
 
 def may_complete(ctx: ProjectContext, schedule: MaintenanceSchedule) -> None:
@@ -29,17 +31,11 @@ def may_complete(ctx: ProjectContext, schedule: MaintenanceSchedule) -> None:
         raise Forbidden("External collaborators complete only the schedules assigned to them")
 
 
-def _answer(completion: MaintenanceCompletion) -> dict[str, Any]:
-    return {
-        "id": completion.id,
-        "scheduleId": completion.schedule_id,
-        "workOrderId": completion.work_order_id,
-        "dueAt": clock.iso(completion.due_at),
-        "completedAt": clock.iso(completion.completed_at),
-        "completedBy": completion.completed_by,
-        "onTime": completion.on_time,
-        "notes": completion.notes,
-    }
+# The answer, but for its schedule: each field the completion's column of the same name.
+ANSWER = Fields(
+    MaintenanceCompletion.__table__,
+    {name: to_snake(name) for name in CompletionRead.model_fields if name != "schedule"},
+)
 
 
 class CompletionService:
@@ -76,7 +72,7 @@ class CompletionService:
             earlier = await self._complete(
                 db, ctx, schedule, due_at, completed_at, body.work_order_id, body.notes
             )
-        return _answer(earlier) | {"schedule": read(schedule, ctx)}
+        return ANSWER.read(ANSWER.of(earlier), schedule=read(schedule, ctx))
 
     async def complete_work_order(self, event: Done) -> None:
         """A PREVENTIVE work order resolved through the issue routes completes its schedule, by

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy import or_, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -19,38 +20,17 @@ from plumbline.models import (
     MaintenanceSchedule,
     MaintenanceWorkOrder,
 )
+from plumbline.om.maintenance.schemas import ScheduleRead
 from plumbline.records.fields import Fields
 
 S = MaintenanceSchedule.__table__.c
 W = MaintenanceWorkOrder.__table__.c
+# The response, in order: each field the column of the same name in snake case, but for the
+# calendar's due date and the values the service derives.
 FIELDS = Fields(
     MaintenanceSchedule.__table__,
-    {
-        "id": "id",
-        "projectId": "project_id",
-        "assetId": "asset_id",
-        "title": "title",
-        "frequency": "frequency",
-        "description": "description",
-        "intervalDays": "interval_days",
-        "basis": "basis",
-        "nextDueAt": None,
-        "calendarDueAt": "next_due_at",
-        "meterDueAt": "meter_due_at",
-        "dueLabel": None,
-        "lastCompletedAt": "last_completed_at",
-        "assigneeId": "assignee_id",
-        "priority": "priority",
-        "meterType": "meter_type",
-        "meterInterval": "meter_interval",
-        "meterThreshold": "meter_threshold",
-        "checklist": "checklist",
-        "isActive": "is_active",
-        "health": None,
-        "createdBy": "created_by",
-        "createdAt": "created_at",
-        "updatedAt": "updated_at",
-    },
+    {name: to_snake(name) for name in ScheduleRead.model_fields}
+    | {"nextDueAt": None, "calendarDueAt": "next_due_at", "dueLabel": None, "health": None},
 )
 # The raw instants the service derives ``nextDueAt`` and ``health`` from, after FIELDS.columns.
 DUE_COLUMNS = (S.next_due_at.label("calendar_due"), S.meter_due_at.label("meter_due"))

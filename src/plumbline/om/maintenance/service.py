@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField, found
 from plumbline.issue.service import checklist
@@ -205,13 +205,8 @@ class MaintenanceService:
         before = audited(schedule)
         for column, value in changes.items():
             setattr(schedule, column, value)
-        changed = diff(before, audited(schedule))
-        if changed:
-            schedule.updated_at = clock.now()
-            await audit_change(
-                db, ctx, (ENTITY, schedule.id), "maintenance_schedule.updated", changed
-            )
-        await db.flush()
+        action = "maintenance_schedule.updated"
+        await audit_update(db, ctx, (ENTITY, schedule), action, before, audited(schedule))
         return read(schedule, ctx)
 
     async def meter_read(

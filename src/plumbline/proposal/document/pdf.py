@@ -105,11 +105,11 @@ def render(
 
     # Title and letter.
     pdf.set_font(FONT, "B", 13)
-    pdf.multi_cell(0, 7, proposal["title"], new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    _lines(pdf, 7, proposal["title"])
     pdf.ln(2)
     letter = as_sent(proposal, project_name=project_name, company_name=company_name)
     pdf.set_font(FONT, "", 10)
-    pdf.multi_cell(0, 5, letter.strip() or "-", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    _lines(pdf, 5, letter.strip() or "-")
     pdf.ln(4)
 
     # Price table (its heading row is repeated on every page it spans).
@@ -166,14 +166,8 @@ def render(
     pdf.ln(10)
     pdf.set_font(FONT, "", 9)
     pdf.set_text_color(*GREY)
-    pdf.multi_cell(
-        0,
-        4.5,
-        f"This proposal is valid until {day(proposal['validUntil'])}. "
-        "Prices are in " + currency + ".",
-        new_x=XPos.LMARGIN,
-        new_y=YPos.NEXT,
-    )
+    valid = day(proposal["validUntil"])
+    _lines(pdf, 4.5, f"This proposal is valid until {valid}. Prices are in {currency}.")
     pdf.set_text_color(0, 0, 0)
     pdf.ln(4)
 
@@ -188,6 +182,11 @@ def _signed_money(value: str, currency: str) -> str:
 def _rule(pdf: FPDF) -> None:
     pdf.set_draw_color(*LINE)
     pdf.line(pdf.l_margin, pdf.get_y(), pdf.w - pdf.r_margin, pdf.get_y())
+
+
+def _lines(pdf: FPDF, height: float, text: str) -> None:
+    """``text`` across the page, wrapped, lines ``height`` mm apart."""
+    pdf.multi_cell(0, height, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
 
 def _heading(pdf: FPDF, text: str) -> None:
@@ -217,24 +216,14 @@ def _acceptance(pdf: FPDF, proposal: Mapping[str, Any], signature: bytes | None)
     accepted = proposal["status"] == "ACCEPTED" and proposal.get("acceptedAt")
     column = (pdf.epw - 20) / 3
     if not accepted:
-        pdf.multi_cell(
-            0,
-            4.5,
-            "By signing below, the client accepts this proposal, its price and its terms.",
-            new_x=XPos.LMARGIN,
-            new_y=YPos.NEXT,
+        _lines(
+            pdf, 4.5, "By signing below, the client accepts this proposal, its price and its terms."
         )
         pdf.ln(16)
         _sign_lines(pdf, pdf.get_y(), column, ("", "", ""))
         return
-    pdf.multi_cell(
-        0,
-        4.5,
-        f"Accepted online by {proposal.get('signerName') or 'the client'} "
-        f"on {day(proposal['acceptedAt'])}.",
-        new_x=XPos.LMARGIN,
-        new_y=YPos.NEXT,
-    )
+    signer = proposal.get("signerName") or "the client"
+    _lines(pdf, 4.5, f"Accepted online by {signer} on {day(proposal['acceptedAt'])}.")
     pdf.ln(2)
     y = pdf.get_y()
     if signature:

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import Forbidden, InvalidField
@@ -164,11 +164,8 @@ class ProposalService:
             data.items = await material_items(db, ctx.workspace.id, data.items)
         before = FIELDS.audited(proposal, AUDITED)
         apply(proposal, {name: getattr(data, name) for name in COLUMNS if name in given})
-        changes = diff(before, FIELDS.audited(proposal, AUDITED))
-        if changes:
-            proposal.updated_at = clock.now()
-            await audit_change(db, ctx, (ENTITY, proposal.id), "proposal.updated", changes)
-            await db.flush()
+        after = FIELDS.audited(proposal, AUDITED)
+        await audit_update(db, ctx, (ENTITY, proposal), "proposal.updated", before, after)
         return to_read(FIELDS.of(proposal))
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, proposal_id: str) -> None:

@@ -1,5 +1,6 @@
 """Queries of the proposal lifecycle: names for the e-mails, revisions, comments, the thread."""
 
+from pydantic.alias_generators import to_snake
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -13,6 +14,7 @@ from plumbline.models import (
     User,
     Workspace,
 )
+from plumbline.proposal.lifecycle.schemas import CommentRead, MessageRead, RevisionRead
 
 
 async def names(db: AsyncSession, project_id: str, workspace_id: str) -> tuple[str, str]:
@@ -34,42 +36,26 @@ async def next_revision(db: AsyncSession, proposal_id: str) -> int:
     return int((await db.execute(query)).scalar_one()) + 1
 
 
-REVISION_COLUMNS = (
-    ProposalRevision.id,
-    ProposalRevision.proposal_id,
-    ProposalRevision.number,
-    ProposalRevision.snapshot,
-    ProposalRevision.created_by,
-    ProposalRevision.created_at,
-)
+# The columns of each response, in its fields' order (``service.read_of``).
+REVISIONS = tuple(getattr(ProposalRevision, to_snake(n)) for n in RevisionRead.model_fields)
+COMMENTS = tuple(getattr(ProposalComment, to_snake(n)) for n in CommentRead.model_fields)
+MESSAGES = tuple(getattr(ProposalMessage, to_snake(n)) for n in MessageRead.model_fields)
 
 
 async def revisions(db: AsyncSession, proposal_id: str, page: PageParams) -> Rows:
     """Newest first (ids are time-sortable: the latest revision has the highest id)."""
-    query = select(*REVISION_COLUMNS).where(ProposalRevision.proposal_id == proposal_id)
+    query = select(*REVISIONS).where(ProposalRevision.proposal_id == proposal_id)
     return (await db.execute(page.apply(query, ProposalRevision.id))).all()
 
 
 async def comments(db: AsyncSession, proposal_id: str, page: PageParams) -> Rows:
-    query = select(
-        ProposalComment.id,
-        ProposalComment.proposal_id,
-        ProposalComment.body,
-        ProposalComment.created_by,
-        ProposalComment.created_at,
-    ).where(ProposalComment.proposal_id == proposal_id)
+    query = select(*COMMENTS).where(ProposalComment.proposal_id == proposal_id)
     return (await db.execute(page.apply(query, ProposalComment.id))).all()
 
 
 async def messages(db: AsyncSession, proposal_id: str, page: PageParams) -> Rows:
     """The thread, newest first as every list (a page of the latest messages)."""
-    query = select(
-        ProposalMessage.id,
-        ProposalMessage.author,
-        ProposalMessage.author_name,
-        ProposalMessage.body,
-        ProposalMessage.created_at,
-    ).where(ProposalMessage.proposal_id == proposal_id)
+    query = select(*MESSAGES).where(ProposalMessage.proposal_id == proposal_id)
     return (await db.execute(page.apply(query, ProposalMessage.id))).all()
 
 

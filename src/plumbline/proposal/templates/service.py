@@ -13,10 +13,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.errors import found
-from plumbline.kit import clock
 from plumbline.kit.clock import iso
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ProposalTemplate
@@ -122,11 +121,8 @@ class ProposalTemplateService:
                 template.tax_percent = _percent(data.defaults.tax_percent)
             if "valid_days" in sent:
                 template.valid_days = data.defaults.valid_days
-        changes = diff(before, _audited(template))
-        if changes:
-            template.updated_at = clock.now()
-            await audit_change(db, ctx, (ENTITY, template.id), "proposal_template.updated", changes)
-            await db.flush()
+        action = "proposal_template.updated"
+        await audit_update(db, ctx, (ENTITY, template), action, before, _audited(template))
         return to_read(_values(template))
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext, template_id: str) -> None:
