@@ -158,7 +158,7 @@ def test_links_mails_and_new_keys_use_the_served_port(first_run: FirstRun) -> No
     assert [link for link in links if not served.match(link)] == [], links
     # the e-mails written while the demo was seeded (a proposal sent to its client)
     proposal = read_mails(first_run.outbox, to="priya.shah@example.com")
-    assert proposal and link_in(proposal[0]).startswith(first_run.url + "/api/v1/public/")
+    assert proposal and link_in(proposal[0]).startswith(first_run.url + "/portal/proposals/")
     # an e-mail the running server sends
     sent = httpx.post(
         first_run.url + "/api/auth/request-password-reset",

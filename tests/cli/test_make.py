@@ -86,21 +86,22 @@ def _test_deps(path: Path, chromium: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_test_deps_says_in_one_line_what_is_missing(tmp_path: Path) -> None:
-    # a bare machine: no redis-server, no Chromium, and no apt-get to install them with
+    # a bare machine: no redis-server, no Chromium, no npm, and no apt-get to install them with
     bare = tmp_path / "bin"
     bare.mkdir()
     (bare / "id").symlink_to(shutil.which("id") or "/usr/bin/id")
     result = _test_deps(bare, tmp_path / "chromium")
     assert result.returncode == 1 and result.stdout == ""
     [line] = result.stderr.splitlines()
-    assert "make test needs redis-server chromium" in line
-    assert "apt-get install redis-server chromium" in line
+    assert "make test needs redis-server chromium npm" in line
+    assert "apt-get install redis-server chromium npm" in line
 
 
 def test_test_deps_is_silent_when_everything_is_there(tmp_path: Path) -> None:
     tools = tmp_path / "bin"
     tools.mkdir()
-    for name in ("redis-server", "chromium"):
+    # (axe-core is in node_modules already: `make test` ran this script before the suite)
+    for name in ("redis-server", "chromium", "npm"):
         (tools / name).write_text("#!/bin/sh\n")
         (tools / name).chmod(0o755)
     (tools / "id").symlink_to(shutil.which("id") or "/usr/bin/id")
