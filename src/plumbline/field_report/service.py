@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created, diff
+from plumbline.audit.service import audit_change, audit_update, created, diff
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
@@ -151,11 +151,8 @@ class FieldReportService:
         before = FIELDS.audited(report, EDITABLE)
         for name, value in values.items():
             setattr(report, name, value)
-        changes = diff(before, FIELDS.audited(report, EDITABLE))
-        if changes:
-            report.updated_at = clock.now()
-            await audit_change(db, ctx, (ENTITY, report.id), "field_report.updated", changes)
-            await db.flush()
+        after = FIELDS.audited(report, EDITABLE)
+        await audit_update(db, ctx, (ENTITY, report), "field_report.updated", before, after)
         return to_read(FIELDS.of(report))
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit, audit_change, created, diff
+from plumbline.audit.service import audit, audit_update, created
 from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
@@ -312,12 +312,9 @@ class IssueService:
             _stamp_status(issue, status)
             if status in DONE:  # a preventive work order done completes its schedule, once
                 await hooks.done(db, ctx, issue)
-        changed = diff(before, FIELDS.audited(issue, AUDITED))
-        if changed:
-            issue.updated_at = clock.now()
-            await audit_change(db, ctx, ("issue", issue.id), "issue.updated", changed)
+        after = FIELDS.audited(issue, AUDITED)
+        if await audit_update(db, ctx, ("issue", issue), "issue.updated", before, after):
             _announce(uow, issue.id, "updated", before["fileVersionId"], issue.file_version_id)
-        await db.flush()
         by_issue = await PHOTOS.of(db, [issue.id])
         result = FIELDS.read(FIELDS.of(issue), referencePhotos=by_issue.get(issue.id) or [])
         await ASSIGNED.send(

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_as, audit_change, audit_stamp, created, diff
+from plumbline.audit.service import audit_as, audit_change, audit_stamp, audit_update, created
 from plumbline.authz.plans import Feature, effective_plan, require_feature
 from plumbline.authz.project import CLIENT_VISIBILITY, MODULES, ProjectContext, module_enabled
 from plumbline.authz.workspace import WorkspaceContext
@@ -149,10 +149,8 @@ class ProjectService:
         before = _audited(project)
         for attr, value in sent.items():
             setattr(project, attr, value)
-        changes = diff(before, _audited(project))
-        if changes:
-            project.updated_at = clock.now()
-            await audit_change(db, ctx, ("project", project.id), "project.updated", changes)
+        after = _audited(project)
+        await audit_update(db, ctx, ("project", project), "project.updated", before, after)
         return project_dict(project)
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext) -> None:
@@ -204,12 +202,8 @@ class ProjectService:
         if "operations_mode" in sent:
             project.operations_mode = sent["operations_mode"]
         result = self.settings(ctx)
-        changes = diff(before, _flat_settings(result))
-        if changes:
-            project.updated_at = clock.now()
-            await audit_change(
-                db, ctx, ("project", project.id), "project.settings_updated", changes
-            )
+        after = _flat_settings(result)
+        await audit_update(db, ctx, ("project", project), "project.settings_updated", before, after)
         return result
 
     async def team(

@@ -24,6 +24,7 @@ from plumbline.om.inspections.schemas import (
     TemplateRead,
     TemplateUpdate,
 )
+from plumbline.om.inspections.service import run_photos
 from plumbline.om.inspections.service import runs as run_service
 from plumbline.om.inspections.templates import templates as template_service
 from plumbline.routing import make_router, read_only
@@ -130,7 +131,7 @@ async def presign_inspection_photo(
     ctx: CanWorkOm, db: DB, runId: str, body: PhotoPresign
 ) -> ORJSONResponse:
     """Get an upload target for a photo of a DRAFT run (JPEG, PNG, WebP or HEIC; 15 MB; 60)."""
-    return ORJSONResponse(await run_service.presign_photo(db, ctx, runId, body))
+    return ORJSONResponse(await run_photos.presign(db, ctx, runId, body))
 
 
 @runs.post("/{runId}/photos/complete", response_model=RunPhoto)
@@ -138,7 +139,7 @@ async def complete_inspection_photo(
     ctx: CanWorkOm, db: DB, runId: str, body: PhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded photo of a run; name it in a result's photoUploadId."""
-    return ORJSONResponse(await run_service.complete_photo(db, ctx, runId, body))
+    return ORJSONResponse(await run_photos.complete(db, ctx, runId, body))
 
 
 @runs.get(

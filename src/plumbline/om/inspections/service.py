@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import ValidationFailed, found
-from plumbline.issue.schemas import PhotoComplete, PhotoPresign
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.models import InspectionRun
@@ -22,7 +21,7 @@ from plumbline.om.inspections.repository import PHOTO_ENTITY, RUN_FIELDS
 from plumbline.om.inspections.schemas import Result, RunCreate, RunUpdate
 from plumbline.records import add_record, references, soft_delete
 from plumbline.records.references import ASSET, INSPECTION_TEMPLATE
-from plumbline.records.uploads import Uploads
+from plumbline.records.uploads import RecordFiles, Uploads
 from plumbline.records.visibility import Visibility
 
 ENTITY = "inspection_run"
@@ -212,18 +211,6 @@ class RunService:
             refusal="You can delete only the inspection runs you started",
         )
 
-    async def presign_photo(
-        self, db: AsyncSession, ctx: ProjectContext, run_id: str, body: PhotoPresign
-    ) -> dict[str, Any]:
-        """An upload target for a photo of a DRAFT run: images only, 15 MB, 60 per run."""
-        return await PHOTOS.presign(db, ctx, await self._draft(db, ctx, run_id), body)
-
-    async def complete_photo(
-        self, db: AsyncSession, ctx: ProjectContext, run_id: str, body: PhotoComplete
-    ) -> dict[str, Any]:
-        """Record an uploaded photo of a DRAFT run (idempotent)."""
-        return await PHOTOS.complete(db, ctx, await self._draft(db, ctx, run_id), body)
-
     async def report(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> tuple[bytes, str]:
         """The run's PDF (``report.pdf``) and its file name; photos of items are captioned with
         the item, the others with their file name (at most ``REPORT_PHOTOS``)."""
@@ -257,3 +244,5 @@ class RunService:
 
 
 runs = RunService()
+# Photos of a DRAFT run only: images, 15 MB, 60 a run; completing is idempotent.
+run_photos = RecordFiles(PHOTOS, runs._draft)
