@@ -9,7 +9,17 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, Request
-from sqlalchemy import JSON, DateTime, MetaData, Row, Select, String, TypeDecorator, event
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    MetaData,
+    Row,
+    Select,
+    String,
+    TypeDecorator,
+    event,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import (
@@ -81,6 +91,16 @@ class IdMixin:
 class TimestampMixin:
     created_at: Mapped[datetime] = mapped_column(default=clock.now)
     updated_at: Mapped[datetime] = mapped_column(default=clock.now, onupdate=clock.now)
+
+
+class ProjectRecordMixin:
+    """The columns of a project's record (``records.Record``): its project and workspace, who
+    created it, and the soft delete."""
+
+    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
+    workspace_id: Mapped[str] = mapped_column(IdType)
+    created_by: Mapped[str | None] = mapped_column(IdType)
+    deleted_at: Mapped[datetime | None]
 
 
 def _json_dumps(value: Any) -> str:

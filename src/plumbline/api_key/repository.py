@@ -31,8 +31,7 @@ FIELDS = Fields(
 async def list_keys(db: AsyncSession, *, project_id: str, page: PageParams) -> Rows:
     query = select(*FIELDS.columns).where(ApiKey.project_id == project_id)
     conn = await db.connection()
-    rows: Rows = (await conn.execute(page.apply(query, ApiKey.id))).all()
-    return rows
+    return (await conn.execute(page.apply(query, ApiKey.id))).all()
 
 
 async def get_key(db: AsyncSession, *, project_id: str, key_id: str) -> ApiKey | None:

@@ -55,15 +55,13 @@ async def list_entries(
     db: AsyncSession, *, project_id: str, filters: AuditFilters, page: PageParams
 ) -> Rows:
     conn = await db.connection()
-    rows: Rows = (await conn.execute(page.apply(_query(project_id, filters), AuditLog.id))).all()
-    return rows
+    return (await conn.execute(page.apply(_query(project_id, filters), AuditLog.id))).all()
 
 
 async def recent(db: AsyncSession, *, project_id: str, limit: int) -> Rows:
     query = _query(project_id, AuditFilters()).order_by(AuditLog.id.desc()).limit(limit)
     conn = await db.connection()
-    rows: Rows = (await conn.execute(query)).all()
-    return rows
+    return (await conn.execute(query)).all()
 
 
 async def export_batch(
@@ -79,8 +77,7 @@ async def export_batch(
     if after_id is not None:
         query = query.where(AuditLog.id > after_id)
     conn = await db.connection()
-    rows: Rows = (await conn.execute(query.order_by(AuditLog.id).limit(limit))).all()
-    return rows
+    return (await conn.execute(query.order_by(AuditLog.id).limit(limit))).all()
 
 
 # Values as parameters of a prebuilt Core insert on the session's connection: an ORM entity

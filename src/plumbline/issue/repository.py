@@ -210,8 +210,7 @@ async def list_comments(db: AsyncSession, issue_id: str, page: PageParams) -> Se
         .outerjoin(User, User.id == IssueComment.author_id)
         .where(IssueComment.issue_id == issue_id)
     )
-    rows: Sequence[Row[Any]] = (await db.execute(page.apply(query, IssueComment.id))).all()
-    return rows
+    return (await db.execute(page.apply(query, IssueComment.id))).all()
 
 
 async def insert_comment(db: AsyncSession, values: dict[str, Any]) -> None:

@@ -44,8 +44,7 @@ async def list_members(db: AsyncSession, workspace_id: str, page: PageParams) ->
 
 async def member_row(db: AsyncSession, workspace_id: str, user_id: str) -> Row[Any] | None:
     query = _members(workspace_id).where(Membership.user_id == user_id)
-    row: Row[Any] | None = (await db.execute(query)).first()
-    return row
+    return (await db.execute(query)).first()
 
 
 async def project_ids_by_user(
@@ -150,8 +149,7 @@ async def list_invites(
     db: AsyncSession, model: type[AnyInvite], workspace_id: str, page: PageParams
 ) -> Sequence[AnyInvite]:
     query = select(model).where(model.workspace_id == workspace_id, model.revoked_at.is_(None))
-    rows: Sequence[AnyInvite] = (await db.execute(page.apply(query, model.id))).scalars().all()
-    return rows
+    return (await db.execute(page.apply(query, model.id))).scalars().all()
 
 
 async def invite(

@@ -3,13 +3,13 @@
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text
+from sqlalchemy import Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
+from plumbline.db import Base, IdMixin, JSONType, ProjectRecordMixin, TimestampMixin
 
 
-class FieldReport(IdMixin, TimestampMixin, Base):
+class FieldReport(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     """A daily or weekly site report; ``totalWorkers`` is derived from ``manpower``."""
 
     __tablename__ = "field_reports"
@@ -18,8 +18,6 @@ class FieldReport(IdMixin, TimestampMixin, Base):
         Index("ix_field_reports_project_date", "project_id", "report_date"),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     title: Mapped[str] = mapped_column(String(500))
     report_date: Mapped[date]
     report_kind: Mapped[str] = mapped_column(String(10), default="DAILY")
@@ -30,7 +28,5 @@ class FieldReport(IdMixin, TimestampMixin, Base):
     delays: Mapped[str | None] = mapped_column(Text)
     safety_notes: Mapped[str | None] = mapped_column(Text)
     notes: Mapped[str | None] = mapped_column(Text)
-    created_by: Mapped[str | None] = mapped_column(IdType)
     last_emailed_at: Mapped[datetime | None]
     email_count: Mapped[int] = mapped_column(default=0)
-    deleted_at: Mapped[datetime | None]

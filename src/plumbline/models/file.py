@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import BigInteger, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
+from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
 
 
 class Folder(IdMixin, TimestampMixin, Base):
@@ -22,7 +22,7 @@ class Folder(IdMixin, TimestampMixin, Base):
     created_by: Mapped[str | None] = mapped_column(IdType)
 
 
-class File(IdMixin, TimestampMixin, Base):
+class File(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     """A named document in a project folder; its bytes live in numbered FileVersions."""
 
     __tablename__ = "files"
@@ -30,8 +30,6 @@ class File(IdMixin, TimestampMixin, Base):
         Index("ix_files_project_folder_name", "project_id", "folder_id", "normalized_name"),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     folder_id: Mapped[str | None] = mapped_column(
         IdType, ForeignKey("folders.id", ondelete="SET NULL")
     )
@@ -42,8 +40,6 @@ class File(IdMixin, TimestampMixin, Base):
     version_seq: Mapped[int] = mapped_column(default=0)
     latest_version_id: Mapped[str | None] = mapped_column(IdType)
     last_opened_at: Mapped[datetime | None]
-    created_by: Mapped[str | None] = mapped_column(IdType)
-    deleted_at: Mapped[datetime | None]
 
 
 class FileVersion(IdMixin, Base):

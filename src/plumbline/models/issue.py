@@ -6,10 +6,10 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType
+from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
 
 
-class Issue(IdMixin, Base):
+class Issue(IdMixin, ProjectRecordMixin, Base):
     """An issue, work order or occupant request; soft-deleted so its number is never reused."""
 
     __tablename__ = "issues"
@@ -23,8 +23,6 @@ class Issue(IdMixin, Base):
         Index("ix_issues_maintenance_schedule", "maintenance_schedule_id"),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     number: Mapped[int]
     title: Mapped[str] = mapped_column(String(500))
     description: Mapped[str | None] = mapped_column(Text)
@@ -42,14 +40,12 @@ class Issue(IdMixin, Base):
     work_order_type: Mapped[str | None] = mapped_column(String(30))
     maintenance_schedule_id: Mapped[str | None] = mapped_column(IdType)
     checklist: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
-    created_by: Mapped[str | None] = mapped_column(IdType)
     created_key_id: Mapped[str | None] = mapped_column(IdType)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
     status_changed_at: Mapped[datetime | None]
     resolved_at: Mapped[datetime | None]
     closed_at: Mapped[datetime | None]
-    deleted_at: Mapped[datetime | None]
 
 
 class IssueComment(IdMixin, Base):

@@ -10,13 +10,13 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, Numeric, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType
+from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
 
 # Meter values: up to 14 integer digits and 4 decimals (hour meters, kWh, litres, degrees).
 MeterValue = Numeric(18, 4)
 
 
-class Asset(IdMixin, Base):
+class Asset(IdMixin, ProjectRecordMixin, Base):
     """A maintained thing (air handler, pump, lift); soft-deleted so history keeps its name.
 
     ``meters`` are the meters it has, stored whole: ``[{type, unit, cumulative, lastReading,
@@ -36,8 +36,6 @@ class Asset(IdMixin, Base):
         ),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     tag: Mapped[str] = mapped_column(String(100))
     name: Mapped[str] = mapped_column(String(200))
     category: Mapped[str | None] = mapped_column(String(100))
@@ -50,10 +48,8 @@ class Asset(IdMixin, Base):
     parent_asset_id: Mapped[str | None] = mapped_column(IdType)
     status: Mapped[str] = mapped_column(String(20), default="ACTIVE")
     meters: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
-    created_by: Mapped[str | None] = mapped_column(IdType)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
-    deleted_at: Mapped[datetime | None]
 
 
 class MeterReading(IdMixin, Base):

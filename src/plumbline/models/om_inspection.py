@@ -6,10 +6,10 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType
+from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
 
 
-class InspectionTemplate(IdMixin, Base):
+class InspectionTemplate(IdMixin, ProjectRecordMixin, Base):
     """A recurring inspection (a checklist of items); ``items`` are stored whole. ``anchor_day``
     is the day of the month the monthly frequencies return to (31 Jan, 28 Feb, 31 Mar), as for
     maintenance schedules."""
@@ -20,8 +20,6 @@ class InspectionTemplate(IdMixin, Base):
         Index("ix_inspection_templates_project_due", "project_id", "next_due_at"),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     name: Mapped[str] = mapped_column(String(200))
     description: Mapped[str | None] = mapped_column(Text)
     frequency: Mapped[str] = mapped_column(String(20))
@@ -29,13 +27,11 @@ class InspectionTemplate(IdMixin, Base):
     anchor_day: Mapped[int]
     next_due_at: Mapped[datetime]
     items: Mapped[list[dict[str, Any]]] = mapped_column(JSONType)
-    created_by: Mapped[str | None] = mapped_column(IdType)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
-    deleted_at: Mapped[datetime | None]
 
 
-class InspectionRun(IdMixin, Base):
+class InspectionRun(IdMixin, ProjectRecordMixin, Base):
     """One walk through a template: the template's items copied at the start (a later edit of
     the template does not change a run under way), the results, and once COMPLETED the signer,
     the failures and the follow-up work orders it raised."""
@@ -47,8 +43,6 @@ class InspectionRun(IdMixin, Base):
         Index("ix_inspection_runs_project_completed", "project_id", "completed_at"),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     template_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("inspection_templates.id", ondelete="CASCADE")
     )
@@ -63,7 +57,5 @@ class InspectionRun(IdMixin, Base):
     completed_by: Mapped[str | None] = mapped_column(IdType)
     failed_count: Mapped[int] = mapped_column(default=0)
     follow_ups: Mapped[list[dict[str, Any]]] = mapped_column(JSONType)
-    created_by: Mapped[str | None] = mapped_column(IdType)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
-    deleted_at: Mapped[datetime | None]

@@ -4,24 +4,22 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, Numeric, String, Text
+from sqlalchemy import Index, LargeBinary, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
+from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
 
 # Money: 12 integer digits and cents; percentages: 0-100 with up to 4 decimals.
 Money = Numeric(14, 2)
 Percent = Numeric(7, 4)
 
 
-class Proposal(IdMixin, TimestampMixin, Base):
+class Proposal(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     """A priced offer to a client; ``items`` are stored whole (decimals as strings)."""
 
     __tablename__ = "proposals"
     __table_args__ = (Index("ix_proposals_project_id_id", "project_id", "id"),)
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     reference: Mapped[str] = mapped_column(String(32))
     title: Mapped[str] = mapped_column(String(500))
     status: Mapped[str] = mapped_column(String(20), default="DRAFT")
@@ -47,8 +45,6 @@ class Proposal(IdMixin, TimestampMixin, Base):
     decline_reason: Mapped[str | None] = mapped_column(String(20))
     decline_comment: Mapped[str | None] = mapped_column(Text)
     change_request_comment: Mapped[str | None] = mapped_column(Text)
-    created_by: Mapped[str | None] = mapped_column(IdType)
-    deleted_at: Mapped[datetime | None]
     # The portal: only the SHA-256 of the client's link token; a new send replaces it.
     token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
     sent_by: Mapped[str | None] = mapped_column(IdType)

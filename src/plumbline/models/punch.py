@@ -6,10 +6,10 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
+from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
 
 
-class PunchItem(IdMixin, TimestampMixin, Base):
+class PunchItem(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     """A deficiency to fix before hand-over; ``punch_number`` is a per-project sequence."""
 
     __tablename__ = "punch_items"
@@ -18,8 +18,6 @@ class PunchItem(IdMixin, TimestampMixin, Base):
         Index("ix_punch_items_project_id_id", "project_id", "id"),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     punch_number: Mapped[int]
     title: Mapped[str] = mapped_column(String(500))
     location: Mapped[str | None] = mapped_column(String(500))
@@ -32,8 +30,6 @@ class PunchItem(IdMixin, TimestampMixin, Base):
     page_number: Mapped[int | None]
     pin: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     closed_at: Mapped[datetime | None]
-    created_by: Mapped[str | None] = mapped_column(IdType)
-    deleted_at: Mapped[datetime | None]
 
 
 class PunchItemAssignee(Base):

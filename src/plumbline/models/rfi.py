@@ -6,10 +6,10 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
+from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
 
 
-class Rfi(IdMixin, TimestampMixin, Base):
+class Rfi(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     """A request for information: OPEN -> IN_REVIEW -> ANSWERED -> CLOSED.
 
     Responders live in ``rfi_assignees`` (so lists can filter by them); ``official_response``
@@ -21,8 +21,6 @@ class Rfi(IdMixin, TimestampMixin, Base):
         Index("ix_rfis_project_id", "project_id", "id"),
     )
 
-    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
-    workspace_id: Mapped[str] = mapped_column(IdType)
     rfi_number: Mapped[int]
     title: Mapped[str] = mapped_column(String(300))
     question: Mapped[str | None] = mapped_column(Text)
@@ -38,8 +36,6 @@ class Rfi(IdMixin, TimestampMixin, Base):
     answered_at: Mapped[datetime | None]
     answered_by: Mapped[str | None] = mapped_column(IdType)
     closed_at: Mapped[datetime | None]
-    created_by: Mapped[str | None] = mapped_column(IdType)
-    deleted_at: Mapped[datetime | None]
 
 
 class RfiAssignee(Base):

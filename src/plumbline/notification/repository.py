@@ -33,8 +33,7 @@ async def list_for_user(
     query: AnySelect = select(*COLUMNS).where(Notification.user_id == user_id)
     if unread_only:
         query = query.where(Notification.read_at.is_(None))
-    rows: Rows = (await db.execute(page.apply(query, Notification.id))).all()
-    return rows
+    return (await db.execute(page.apply(query, Notification.id))).all()
 
 
 async def mark_read(db: AsyncSession, user_id: str, ids: list[str] | None, now: datetime) -> int:

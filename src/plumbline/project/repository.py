@@ -67,8 +67,7 @@ async def list_projects(
     found = await conn.execute(
         query, {**params, "workspace_id": workspace_id, "named_for": named_for}
     )
-    rows: Rows = found.all()
-    return rows
+    return found.all()
 
 
 def _team_filter(workspace_id: str) -> ColumnElement[bool]:
@@ -118,8 +117,7 @@ async def list_team(
         .where(who)
     )
     conn = await db.connection()
-    rows: Rows = (await conn.execute(page.apply(query, Membership.id))).all()
-    return rows
+    return (await conn.execute(page.apply(query, Membership.id))).all()
 
 
 async def count_team(db: AsyncSession, *, workspace_id: str, project_id: str) -> int:
