@@ -217,3 +217,18 @@ async def test_an_oversized_form_is_a_413_page_and_changes_nothing(client, world
     assert refused.status_code == 413 and "That was too large to send" in refused.text
     assert refused.headers["content-type"].startswith("text/html")
     assert (await status_of(client, api))["status"] == "VIEWED"
+
+
+async def test_a_withdrawn_proposal_says_so(client, world, outbox):
+    clock.set_now(NOW)
+    proposal, api = await sent_with_link(client, world, outbox)
+    page = page_of(api)
+    assert (await client.get(page)).status_code == 200
+    gone = await client.delete(
+        f"/api/v1/projects/{world.project.id}/proposals/{proposal['id']}",
+        headers=world.admin.headers,
+    )
+    assert gone.status_code == 200, gone.text
+    withdrawn = await client.get(page)
+    assert withdrawn.status_code == 404 and "the sender withdrew the proposal" in withdrawn.text
+    assert withdrawn.headers["content-type"].startswith("text/html")

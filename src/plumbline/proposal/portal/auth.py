@@ -40,7 +40,10 @@ async def _grant(db: AsyncSession, token_hash: str) -> TokenGrant | None:
 PROPOSAL_LINK = TokenPurpose(
     "proposal",
     _grant,
-    unknown="This proposal link does not exist or was replaced by a newer one",
+    unknown=(
+        "This proposal link does not exist or was replaced by a newer one, or the sender"
+        " withdrew the proposal"
+    ),
     expired="This proposal has expired",
 )
 
