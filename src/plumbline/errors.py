@@ -20,6 +20,9 @@ class AppError(Exception):
     status = 400
     code = "BAD_REQUEST"
     message = "Bad request"
+    # What a refusal of a public token concerns (its grant): the page showing the refusal wears
+    # the grant's workspace branding. Never part of the JSON body.
+    about: Any = None
 
     def __init_subclass__(
         cls, *, status: int | None = None, code: str | None = None, message: str | None = None

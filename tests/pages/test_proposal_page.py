@@ -151,6 +151,7 @@ async def test_unknown_expired_and_rate_limited_links_are_pages(client, world, o
     clock.set_now(datetime(2026, 11, 24, tzinfo=UTC))
     expired = await client.get(page)
     assert expired.status_code == 410 and "This proposal has expired" in expired.text
+    assert world.workspace.name in expired.text  # the sender's branding, even refused
     assert expired.headers["content-type"].startswith("text/html")
     clock.set_now(NOW)
     for _ in range(29):  # 30 a minute per token, the page's requests counted with the API's

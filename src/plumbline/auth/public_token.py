@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.auth.deps import principal_dependency, public_caller
 from plumbline.auth.principal import Principal, TokenGrant
 from plumbline.db import uow_of
-from plumbline.errors import Conflict, Expired, NotFound
+from plumbline.errors import AppError, Conflict, Expired, NotFound
 from plumbline.kit import clock, crypto
 
 TokenLookup = Callable[[AsyncSession, str], Awaitable[TokenGrant | None]]
@@ -39,12 +39,19 @@ async def resolve_token(db: AsyncSession, purpose: TokenPurpose, token: str) -> 
     grant = await purpose.lookup(db, token_hash)
     if grant is None or not crypto.constant_time_equals(grant.token_hash, token_hash):
         raise NotFound(purpose.unknown)
+    refusal: AppError | None = None
     if grant.used_at is not None:
-        raise Conflict(purpose.used)
-    if grant.revoked_at is not None:
-        raise NotFound(purpose.unknown)
-    if grant.expires_at is not None and grant.expires_at <= clock.now():
-        raise Expired(purpose.expired)
+        refusal = Conflict(purpose.used)
+    elif grant.revoked_at is not None:
+        refusal = NotFound(purpose.unknown)
+    elif grant.expires_at is not None and grant.expires_at <= clock.now():
+        refusal = Expired(purpose.expired)
+    if refusal is not None:
+        # Out of the session, so the rollback leaves the rows readable by the refusal's page.
+        for row in grant.rows:
+            db.expunge(row)
+        refusal.about = grant
+        raise refusal
     return Principal(token=grant)
 
 

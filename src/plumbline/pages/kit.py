@@ -267,4 +267,9 @@ def error_page(error: AppError) -> Response:
         "message": None if error.message == phrase else error.message,
         "advice": ADVICE.get(status),
     }
+    # A known token refused (expired, used, withdrawn) still shows its workspace's branding.
+    rows = getattr(error.about, "rows", ())
+    workspace = next((row for row in rows if isinstance(row, Workspace)), None)
+    if workspace is not None:
+        context["brand"] = Brand.of_workspace(workspace)
     return _page("error.html", status, context, headers=error.headers)
