@@ -44,6 +44,7 @@ from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
 from plumbline.schedule.endpoints import router as schedule_router
 from plumbline.viewer.endpoints import router as viewer_router
+from plumbline.webhook.endpoints import router as webhook_router
 from plumbline.workspace.endpoints import router as workspace_router
 
 # Each router is included in the app itself: FastAPI matches a request once per nesting level
@@ -81,6 +82,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, portal_invites_router),
     (API_V1, project_router),
     (API_V1, api_key_router),
+    (API_V1, webhook_router),
     (API_V1, audit_router),
     (API_V1, dashboard_router),
     (API_V1, storage_router),

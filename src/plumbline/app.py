@@ -19,6 +19,7 @@ from plumbline.digest.scheduler import scheduler
 from plumbline.drawing_ai import sandbox
 from plumbline.errors import ErrorAnswer, install_error_handlers
 from plumbline.home.endpoints import ASSETS, assets
+from plumbline.jobs.runner import work
 from plumbline.kit import pubsub
 from plumbline.kit.logging import configure_logging
 from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
@@ -26,6 +27,7 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.openapi import build_openapi
 from plumbline.pages.kit import error_page
 from plumbline.pages.occupant import FORM_BYTES as REPORT_FORM_BYTES
+from plumbline.webhook.dispatch import SkipWebhooksMiddleware
 
 MiB = 1024 * 1024
 # FastAPI's native OpenTelemetry, unless PLUMBLINE_TELEMETRY is set: even with no provider
@@ -58,10 +60,14 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     gc.freeze()
     stop = asyncio.Event()
     daily = asyncio.create_task(scheduler(stop)) if settings.scheduler == "on" else None
+    # In the embedded default the server runs the jobs whose (re)try time has come itself
+    # (webhook retries, e-mails refused for now): nothing waits for a cron or a worker.
+    due = asyncio.create_task(work(stop)) if settings.jobs == "inline" else None
     yield
     stop.set()
-    if daily is not None:
-        await daily
+    for loop in (daily, due):
+        if loop is not None:
+            await loop  # each finishes what it has in hand
     await pubsub.broker().close()
     await asyncio.to_thread(sandbox.shutdown)
     await database.dispose()
@@ -102,5 +108,6 @@ def create_app() -> FastAPI:
             "RateLimit-Reset",
         ],
     )
+    app.add_middleware(SkipWebhooksMiddleware)
     app.add_middleware(RequestContextMiddleware, answer=answer)
     return app

@@ -39,6 +39,24 @@ def proxy_networks(text: str) -> tuple[ProxyNetwork, ...]:
     return tuple(networks)
 
 
+@lru_cache(maxsize=8)
+def retry_seconds(text: str) -> tuple[float, ...]:
+    """``PLUMBLINE_WEBHOOK_RETRY_SECONDS``: comma-separated waits of 0 s or more; ValueError
+    names an entry that is not one."""
+    waits = []
+    for entry in (e.strip() for e in text.split(",")):
+        if not entry:
+            continue
+        try:
+            wait = float(entry)
+        except ValueError:
+            wait = -1.0
+        if not 0 <= wait <= 30 * 86400:
+            raise ValueError(f"not a number of seconds: {entry!r}")
+        waits.append(wait)
+    return tuple(waits)
+
+
 def _served_url(data: dict[str, object]) -> str:
     """Unless configured, the public URL is the one a server of this var dir last bound, so
     `plumbline demo --new-key`, `plumbline worker` and the digests link to the port served."""
@@ -82,6 +100,12 @@ class Settings(BaseSettings):
     # inline: the server runs the jobs its requests queue; worker: `plumbline worker` runs them.
     jobs: Literal["inline", "worker"] = "inline"
     jobs_retention_days: int = Field(7, ge=1, le=3650)
+    # Outbound webhooks (docs/integrations.md): targets on loopback, private, link-local and
+    # other non-public addresses are refused unless allowed (tests, demos on one machine).
+    webhooks_allow_private: bool = False
+    # Comma-separated waits in seconds between delivery attempts, replacing the Standard
+    # Webhooks schedule (tests); the last one repeats until the 3-day window closes.
+    webhook_retry_seconds: str = ""
 
     redis_url: str | None = None
     pubsub_prefix: str = "plumbline"
@@ -129,6 +153,12 @@ class Settings(BaseSettings):
     drawing_ai_workers: int = Field(2, ge=1, le=64)
     drawing_ai_memory_mb: int = Field(1024, ge=256, le=65536)
     drawing_ai_seconds: float = Field(60.0, gt=0, le=600)
+
+    @field_validator("webhook_retry_seconds")
+    @classmethod
+    def _retry_seconds(cls, value: str) -> str:
+        retry_seconds(value)
+        return value
 
     @field_validator("trusted_proxies")
     @classmethod

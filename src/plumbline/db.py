@@ -193,6 +193,9 @@ class UnitOfWork:
 
     def __init__(self, session: AsyncSession, *, respond_first: bool = False) -> None:
         self.session = session
+        # ``jobs.registry.unit_of_work(db)``: hook callbacks that get the session only (the
+        # events' ``on_written``) queue jobs in the unit of work it belongs to.
+        session.info["uow"] = self
         self.respond_first = respond_first
         self._after_commit: list[AfterCommit] = []
         self._after_response: list[AfterCommit] = []

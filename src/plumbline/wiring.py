@@ -1,9 +1,13 @@
 """The hooks joining modules that must not import each other, connected once by ``create_app``."""
 
+from plumbline.events import hooks as event_hooks
 from plumbline.issue import hooks as issue_hooks
 from plumbline.om.maintenance.completions import completions
+from plumbline.webhook import dispatch
 
 
 def connect() -> None:
-    """A PREVENTIVE work order resolved or closed completes its maintenance schedule."""
+    """A PREVENTIVE work order resolved or closed completes its maintenance schedule; the
+    events a write records are delivered to the webhooks subscribed to them."""
     issue_hooks.on_done(completions.complete_work_order)
+    event_hooks.on_written(dispatch.on_written)

@@ -44,6 +44,7 @@ class Permission(StrEnum):
     MATERIALS_WRITE = "materials:write"
     PROPOSAL_TEMPLATES_WRITE = "proposal-templates:write"
     MATERIALS_READ = "materials:read"
+    WEBHOOKS_MANAGE = "webhooks:manage"
 
 
 _MEMBER = {
@@ -74,6 +75,7 @@ _ADMIN = _MANAGER | {
     Permission.PROJECT_DELETE,
     Permission.API_KEYS_MANAGE,
     Permission.AUDIT_EXPORT,
+    Permission.WEBHOOKS_MANAGE,
 }
 _SUPER_ADMIN = _ADMIN | {Permission.WORKSPACE_DELETE, Permission.BILLING_MANAGE}
 
@@ -128,6 +130,8 @@ SCOPES = (
     "files:read",
     "files:write",
     "audit:read",
+    "webhooks:read",
+    "webhooks:write",
 )
 
 

@@ -63,6 +63,8 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "materials": Feature.MATERIALS_READ,
     "drawing-ai": Feature.DRAWING_AI,
     "cloud": Feature.CLOUD,
+    # Every plan: a lapsed subscription still reads its webhooks but changes none.
+    "webhooks": Feature.RECORDS,
     # Open on every plan: counts, administration and the caller's own things. Project writes
     # still need a live subscription (project service).
     "dashboard": None,

@@ -31,8 +31,11 @@ from plumbline.errors import Forbidden, NotFound
 from plumbline.kit import crypto
 from plumbline.models import Membership, Project, Workspace
 
-# What a key may do inside its scopes: the record work of a manager, never administration.
-API_KEY_PERMISSIONS = ROLE_PERMISSIONS[Role.MANAGER] - {Permission.PROJECT_CREATE}
+# What a key may do inside its scopes: the record work of a manager, never administration,
+# and the project's webhooks (an integration registers its own receiver).
+API_KEY_PERMISSIONS = (ROLE_PERMISSIONS[Role.MANAGER] - {Permission.PROJECT_CREATE}) | {
+    Permission.WEBHOOKS_MANAGE
+}
 
 MODULE_LABELS = {
     "issues": "Issues",

@@ -7,7 +7,16 @@ default) the server runs a request's jobs after sending its response; with ``wor
 tasks (``@task(..., daily=...)``) and the ``/internal`` routes run through ``run_task`` too.
 """
 
-from plumbline.jobs.registry import Permanent, daily_tasks, task
+from plumbline.jobs.registry import AttemptFailed, Permanent, daily_tasks, task, unit_of_work
 from plumbline.jobs.runner import enqueue, run_now, run_task
 
-__all__ = ["Permanent", "daily_tasks", "enqueue", "run_now", "run_task", "task"]
+__all__ = [
+    "AttemptFailed",
+    "Permanent",
+    "daily_tasks",
+    "enqueue",
+    "run_now",
+    "run_task",
+    "task",
+    "unit_of_work",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,6 +14,12 @@ from plumbline.db import UnitOfWork
 
 Payload = dict[str, Any]
 Handler = Callable[[AsyncSession, Payload], Awaitable[object]]
+# A retry schedule: (attempts made, time since the job was queued) -> the wait before the next
+# attempt, or None to give the job up.
+Schedule = Callable[[int, timedelta], timedelta | None]
+# Called in the transaction that gives a job up (its schedule ran out, or it raised
+# ``Permanent``), with the job's payload and last error: a task's own "failed for good" state.
+GivenUp = Callable[[AsyncSession, Payload, str], Awaitable[object]]
 
 # The modules whose ``@task`` handlers every runner knows (a worker imports nothing else); the
 # daily tasks run in this order.
@@ -23,12 +30,19 @@ TASK_MODULES = (
     "plumbline.jobs.tasks",
     "plumbline.digest.tasks",
     "plumbline.proposal.tasks",
+    "plumbline.webhook.tasks",
 )
 
 
 class Permanent(Exception):
     """Raised by a handler whose job can never succeed (a malformed e-mail, an address refused
     for good): the job is given up at once, the error kept on its row, instead of retried."""
+
+
+class AttemptFailed(Exception):
+    """Raised by a handler whose attempt failed but whose writes must stand (the attempt it
+    logged): they commit with the job's row, and the job is retried on its schedule like any
+    failure. Any other exception rolls the handler's writes back."""
 
 
 @dataclass(frozen=True)
@@ -39,20 +53,35 @@ class Task:
     keep: Callable[[Payload], Payload] | None = None
     # Daily tasks: the name the scheduler and ``plumbline digests run`` know it by.
     daily: str | None = None
+    # Its own retry schedule (else the runner's ``backoff``) and what to do once given up.
+    retry: Schedule | None = None
+    given_up: GivenUp | None = None
+    # Run outside the claim's transaction: the job is held for this long (no other runner
+    # takes it meanwhile, and one that died leaves it to be run again after it), so that the
+    # handler may end its transaction (``unit_of_work(db).commit_reads()``) before slow work
+    # such as a request to another server, holding no lock while it waits.
+    lease: timedelta | None = None
 
 
 TASKS: dict[str, Task] = {}
 
 
 def task(
-    name: str, *, keep: Callable[[Payload], Payload] | None = None, daily: str | None = None
+    name: str,
+    *,
+    keep: Callable[[Payload], Payload] | None = None,
+    daily: str | None = None,
+    retry: Schedule | None = None,
+    given_up: GivenUp | None = None,
+    lease: timedelta | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register ``async def handler(db, payload)`` under ``name``. It runs in a unit of work of
     its own (``unit_of_work(db)``: its writes, e-mails and jobs commit with its success), at
-    least once: make it idempotent. ``daily``: also run once a day, under that name."""
+    least once: make it idempotent. ``daily``: also run once a day, under that name;
+    ``retry``, ``given_up`` and ``lease``: see ``Task``."""
 
     def register(handler: Handler) -> Handler:
-        TASKS[name] = Task(name, handler, keep, daily)
+        TASKS[name] = Task(name, handler, keep, daily, retry, given_up, lease)
         return handler
 
     return register

@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy import Row
+
 from plumbline.config import settings
 from plumbline.db import UnitOfWork, database
 from plumbline.jobs import repository
-from plumbline.jobs.registry import TASKS, Payload, Permanent, load_tasks
+from plumbline.jobs.registry import TASKS, AttemptFailed, Payload, Permanent, Task, load_tasks
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.models import Job
@@ -30,9 +32,16 @@ def backoff(attempts: int) -> timedelta:
 
 
 def enqueue(
-    uow: UnitOfWork, name: str, payload: Payload | None = None, *, delay: timedelta | None = None
+    uow: UnitOfWork,
+    name: str,
+    payload: Payload | None = None,
+    *,
+    delay: timedelta | None = None,
+    key: str | None = None,
 ) -> Job:
-    """Queue a job in the unit of work's transaction: it runs only if that commits."""
+    """Queue a job in the unit of work's transaction: it runs only if that commits. Jobs of
+    one ``key`` run one at a time, in the order they were queued: a later one waits while an
+    earlier one is queued (its retries included) until it is done or given up."""
     now = clock.now()
     job = Job(
         id=new_id(),
@@ -43,6 +52,7 @@ def enqueue(
         run_at=now + (delay or timedelta()),
         created_at=now,
         errors=[],
+        key=key,
     )
     uow.session.add(job)
     if settings.jobs == "inline" and delay is None:
@@ -77,7 +87,8 @@ async def run_now(name: str) -> Any:
 async def run_next(ids: Sequence[str] | None = None) -> bool:
     """Claim one due job (of ``ids`` when given), run it and record the outcome, all in one
     transaction: the job's writes commit with its success, and a runner that dies mid-job
-    leaves it queued. False when no job was due."""
+    leaves it queued. A task with a ``lease`` runs after the claim's transaction instead
+    (``Task.lease``). False when no job was due."""
     load_tasks()
     async with database.sessionmaker() as db:
         uow = UnitOfWork(db)
@@ -86,27 +97,74 @@ async def run_next(ids: Sequence[str] | None = None) -> bool:
             job = await repository.claim(db, now, ids)
             if job is None:
                 return False
-            attempts, task = job.attempts + 1, TASKS.get(job.name)
-            try:
-                async with db.begin_nested():
-                    await run_task(uow, job.name, job.payload)
-            except Exception as exc:
-                uow = UnitOfWork(db)  # what it queued was rolled back with it
-                error = f"{type(exc).__name__}: {exc}"[:2000]
-                log.warning("job failed", extra={"jobId": job.id, "job": job.name, "error": error})
-                errors = [*job.errors, {"attempt": attempts, "at": clock.iso(now), "error": error}]
-                values = {"attempts": attempts, "errors": errors, "last_error": error}
-                if attempts < MAX_ATTEMPTS and not isinstance(exc, Permanent):
-                    values["run_at"] = now + backoff(attempts)
-                else:
-                    values |= {"status": repository.FAILED, "finished_at": now}
+            task = TASKS.get(job.name)
+            lease = task.lease if task is not None else None
+            if lease is not None:
+                await repository.record(db, job.id, run_at=now + lease)
             else:
-                values = {"attempts": attempts, "status": repository.DONE, "finished_at": now}
-            if "finished_at" in values and task is not None and task.keep is not None:
-                values["payload"] = task.keep(job.payload)
-            await repository.record(db, job.id, **values)
-    await uow.commit()  # committed above: runs what the task queued for after its commit
+                uow = await _attempt(uow, job, task)
+        if lease is not None:
+            uow = await _attempt(UnitOfWork(db), job, task, leased=True)
+            await db.commit()
+    await uow.commit()  # runs what the task queued for after its commit
     return True
+
+
+async def _attempt(
+    uow: UnitOfWork, job: Row[Any], task: Task | None, *, leased: bool = False
+) -> UnitOfWork:
+    """Run the job's handler and write its outcome on its row, in ``uow``'s transaction (a
+    leased job's handler may have committed some of its work before). Answers the unit of
+    work whose after-commit callbacks stand (a fresh one when the handler's were rolled back)."""
+    db = uow.session
+    failure: Exception | None = None
+    try:
+        if leased:
+            failure = await _handled(uow, job)
+        else:
+            async with db.begin_nested():
+                failure = await _handled(uow, job)
+    except Exception as exc:
+        if leased:
+            await db.rollback()
+        uow, failure = UnitOfWork(db), exc  # what it queued was rolled back with it
+    now, attempts = clock.now(), job.attempts + 1
+    values: dict[str, Any] = {"attempts": attempts}
+    if failure is None:
+        values |= {"status": repository.DONE, "finished_at": now}
+    else:
+        error = f"{type(failure).__name__}: {failure}"[:2000]
+        log.warning("job failed", extra={"jobId": job.id, "job": job.name, "error": error})
+        errors = [*job.errors, {"attempt": attempts, "at": clock.iso(now), "error": error}]
+        values |= {"errors": errors, "last_error": error}
+        age = now - job.created_at
+        wait = None if isinstance(failure, Permanent) else _retry(task, attempts, age)
+        if wait is not None:
+            values["run_at"] = now + wait
+        else:
+            values |= {"status": repository.FAILED, "finished_at": now}
+            if task is not None and task.given_up is not None:
+                await task.given_up(db, dict(job.payload), error)
+    if "finished_at" in values and task is not None and task.keep is not None:
+        values["payload"] = task.keep(job.payload)
+    await repository.record(db, job.id, **values)
+    return uow
+
+
+async def _handled(uow: UnitOfWork, job: Row[Any]) -> AttemptFailed | None:
+    """Run the handler: None when it succeeded, the ``AttemptFailed`` whose writes stand."""
+    try:
+        await run_task(uow, job.name, job.payload)
+    except AttemptFailed as failed:
+        return failed
+    return None
+
+
+def _retry(task: Task | None, attempts: int, age: timedelta) -> timedelta | None:
+    """The wait before the next attempt after ``attempts`` failures, or None to give up."""
+    if task is not None and task.retry is not None:
+        return task.retry(attempts, age)
+    return backoff(attempts) if attempts < MAX_ATTEMPTS else None
 
 
 async def run_jobs(ids: Sequence[str]) -> None:

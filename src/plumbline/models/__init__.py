@@ -42,6 +42,7 @@ from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.schedule import Schedule, ScheduleTask
 from plumbline.models.user import AuthSession, User, UserToken
+from plumbline.models.webhook import Webhook, WebhookDelivery
 from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspace
 
 __all__ = [
@@ -96,5 +97,7 @@ __all__ = [
     "User",
     "UserToken",
     "ViewerState",
+    "Webhook",
+    "WebhookDelivery",
     "Workspace",
 ]

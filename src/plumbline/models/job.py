@@ -14,7 +14,10 @@ class Job(IdMixin, Base):
     (``plumbline.jobs``). ``errors`` keeps one entry per failed attempt."""
 
     __tablename__ = "jobs"
-    __table_args__ = (Index("ix_jobs_status_run_at", "status", "run_at"),)
+    __table_args__ = (
+        Index("ix_jobs_status_run_at", "status", "run_at"),
+        Index("ix_jobs_key_created_at", "key", "created_at"),
+    )
 
     name: Mapped[str] = mapped_column(String(80))
     payload: Mapped[dict[str, Any]] = mapped_column(JSONType)
@@ -25,3 +28,5 @@ class Job(IdMixin, Base):
     finished_at: Mapped[datetime | None] = mapped_column(index=True)
     last_error: Mapped[str | None] = mapped_column(Text)
     errors: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    # Jobs of one key run one at a time, in the order queued (``jobs.enqueue(key=)``).
+    key: Mapped[str | None] = mapped_column(String(200))

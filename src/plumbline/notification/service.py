@@ -42,6 +42,7 @@ KINDS = (
     "WORK_ORDER_AGING",
     "OCCUPANT_REQUEST",
     "INVITE_ACCEPTED",
+    "WEBHOOK_DISABLED",
 )
 
 KEYS = tuple(to_camel(column.key) for column in repo.COLUMNS)

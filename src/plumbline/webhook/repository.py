@@ -1,0 +1,163 @@
+"""Every query of the webhooks and their deliveries, each within one project or webhook."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import case, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.authz.permissions import Role
+from plumbline.db import Rows
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Job, Membership, Webhook, WebhookDelivery
+from plumbline.records.fields import Fields
+
+# A webhook as answered, in order; never its secrets.
+FIELDS = Fields(
+    Webhook.__table__,
+    {
+        "id": "id",
+        "projectId": "project_id",
+        "url": "url",
+        "description": "description",
+        "events": "events",
+        "active": "active",
+        "disabledReason": "disabled_reason",
+        "failingSince": "failing_since",
+        "previousSecretExpiresAt": "previous_secret_expires_at",
+        "createdBy": "created_by",
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+    },
+)
+
+DELIVERY_COLUMNS = (
+    WebhookDelivery.event_id,
+    WebhookDelivery.webhook_id,
+    WebhookDelivery.event_type,
+    WebhookDelivery.resource,
+    WebhookDelivery.resource_id,
+    WebhookDelivery.status,
+    WebhookDelivery.created_at,
+    WebhookDelivery.last_attempt_at,
+    WebhookDelivery.delivered_at,
+    WebhookDelivery.failed_at,
+    # The next try of a pending delivery is its job's (re)run time.
+    case((WebhookDelivery.status == "pending", Job.run_at)).label("next_attempt_at"),
+    WebhookDelivery.attempts,
+    WebhookDelivery.body,
+)
+
+
+async def list_webhooks(db: AsyncSession, project_id: str, page: PageParams) -> Rows:
+    query = select(*FIELDS.columns).where(Webhook.project_id == project_id)
+    return (await db.execute(page.apply(query, Webhook.id))).all()
+
+
+async def count_webhooks(db: AsyncSession, project_id: str) -> int:
+    query = select(func.count()).where(Webhook.project_id == project_id)
+    return int((await db.execute(query)).scalar_one())
+
+
+async def get_webhook(db: AsyncSession, project_id: str, webhook_id: str) -> Webhook | None:
+    query = select(Webhook).where(Webhook.id == webhook_id, Webhook.project_id == project_id)
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+async def subscribed(db: AsyncSession, project_ids: Iterable[str]) -> Rows:
+    """The active webhooks of these projects: id, project and event types."""
+    query = select(Webhook.id, Webhook.project_id, Webhook.events).where(
+        Webhook.project_id.in_(list(project_ids)), Webhook.active.is_(True)
+    )
+    return (await db.execute(query)).all()
+
+
+async def list_deliveries(
+    db: AsyncSession, webhook_id: str, status: str | None, page: PageParams
+) -> Rows:
+    query = (
+        select(*DELIVERY_COLUMNS)
+        .outerjoin(Job, Job.id == WebhookDelivery.job_id)
+        .where(WebhookDelivery.webhook_id == webhook_id)
+    )
+    if status is not None:
+        query = query.where(WebhookDelivery.status == status)
+    return (await db.execute(page.apply(query, WebhookDelivery.event_id))).all()
+
+
+async def delivery_row(db: AsyncSession, webhook_id: str, event_id: str) -> Any:
+    query = (
+        select(*DELIVERY_COLUMNS)
+        .outerjoin(Job, Job.id == WebhookDelivery.job_id)
+        .where(WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.event_id == event_id)
+    )
+    return (await db.execute(query)).first()
+
+
+async def get_delivery(db: AsyncSession, webhook_id: str, event_id: str) -> WebhookDelivery | None:
+    return await db.get(WebhookDelivery, (webhook_id, event_id))
+
+
+async def for_sending(
+    db: AsyncSession, webhook_id: str, event_id: str
+) -> tuple[WebhookDelivery, Webhook] | None:
+    """A delivery with its webhook, loaded to be sent."""
+    query = (
+        select(WebhookDelivery, Webhook)
+        .join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
+        .where(WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.event_id == event_id)
+    )
+    row = (await db.execute(query)).first()
+    return None if row is None else (row[0], row[1])
+
+
+async def admins(db: AsyncSession, workspace_id: str) -> list[str]:
+    """The workspace's ADMIN and SUPER_ADMIN members: they administer every project."""
+    query = select(Membership.user_id).where(
+        Membership.workspace_id == workspace_id,
+        Membership.role.in_((Role.ADMIN.value, Role.SUPER_ADMIN.value)),
+        Membership.is_external.is_(False),
+    )
+    return list((await db.execute(query)).scalars())
+
+
+async def webhook_by_id(db: AsyncSession, webhook_id: str) -> Webhook | None:
+    """A webhook by id alone: for its delivery job, which the project's scope already named."""
+    return await db.get(Webhook, webhook_id)
+
+
+async def record_attempt(
+    db: AsyncSession,
+    webhook_id: str,
+    event_id: str,
+    attempts: list[dict[str, Any]],
+    status: str,
+    now: datetime,
+) -> None:
+    values: dict[str, Any] = {"attempts": attempts, "status": status, "last_attempt_at": now}
+    if status == "delivered":
+        values["delivered_at"] = now
+    await db.execute(_delivery_update(webhook_id, event_id).values(**values))
+
+
+async def finish_delivery(
+    db: AsyncSession, webhook_id: str, event_id: str, status: str, now: datetime
+) -> None:
+    """A delivery given up (or found with its webhook disabled)."""
+    await db.execute(_delivery_update(webhook_id, event_id).values(status=status, failed_at=now))
+
+
+def _delivery_update(webhook_id: str, event_id: str) -> Any:
+    return update(WebhookDelivery).where(
+        WebhookDelivery.webhook_id == webhook_id, WebhookDelivery.event_id == event_id
+    )
+
+
+async def webhook_answered(db: AsyncSession, webhook_id: str, *, ok: bool, now: datetime) -> None:
+    """A delivered attempt ends a failing streak; a failed one starts one, unless it runs."""
+    failing = None if ok else func.coalesce(Webhook.failing_since, now)
+    query = update(Webhook).where(Webhook.id == webhook_id).values(failing_since=failing)
+    await db.execute(query.execution_options(synchronize_session=False))
