@@ -13,8 +13,10 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from plumbline import __version__
+from plumbline.events.catalogue import TYPES
 from plumbline.kit.schema import ErrorBody
 from plumbline.routing import dependency_calls
+from plumbline.webhook.schemas import TEST_TYPE, WebhookEvent
 
 ERROR_DESCRIPTIONS = {
     "400": "Validation or request error",
@@ -89,6 +91,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                 ):
                     response["content"] = error_ref
     _link_creates(schema["paths"])
+    schema["webhooks"] = _webhooks(schemas)
     app.openapi_schema = schema
     return schema
 
@@ -137,3 +140,87 @@ def _declare_security(app: FastAPI, paths: dict[str, Any], schemes: dict[str, An
 
 def _schemes(call: Any) -> tuple[Any, ...]:
     return getattr(call, "__plumbline_schemes__", ())
+
+
+# The schema of each resource's ``data`` in an event: the resource as its routes answer it.
+EVENT_DATA = {
+    "issue": "IssueRead",
+    "comment": "plumbline__issue__schemas__CommentRead",
+    "rfi": "RfiRead",
+    "punch": "PunchRead",
+    "field_report": "FieldReportRead",
+    "proposal": "ProposalRead",
+    "asset": "AssetRead",
+    "meter_reading": "ReadingRead",
+    "maintenance_schedule": "plumbline__om__maintenance__schemas__ScheduleRead",
+    "inspection_run": "RunRead",
+    "schedule": "plumbline__schedule__schemas__ScheduleRead",
+    "material": "MaterialRead",
+    "file": "FileRead",
+    "file_version": "VersionRead",
+}
+SIGNATURE_HEADERS = (
+    ("webhook-id", "The event's id: the same on every attempt (deduplicate on it)"),
+    ("webhook-timestamp", "When this attempt was signed, in seconds since the epoch"),
+    (
+        "webhook-signature",
+        "Space-separated v1,<base64 HMAC-SHA256 of id.timestamp.body>: one per signing "
+        "secret (two for 24 h after a rotation)",
+    ),
+)
+
+
+def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI 3.1 ``webhooks``: every event type a webhook may subscribe to (and the
+    test event), each a signed POST of a ``WebhookEvent`` whose ``data`` is the resource."""
+    schemas["WebhookEvent"] = WebhookEvent.model_json_schema(
+        ref_template="#/components/schemas/{model}", by_alias=True
+    )
+    parameters = [
+        {
+            "name": name,
+            "in": "header",
+            "required": True,
+            "schema": {"type": "string"},
+            "description": text,
+        }
+        for name, text in SIGNATURE_HEADERS
+    ]
+    hooks: dict[str, Any] = {}
+    for kind in (*TYPES, TEST_TYPE):
+        resource, verb = kind.rsplit(".", 1)
+        name = EVENT_DATA.get(resource)
+        data: dict[str, Any] = (
+            {"anyOf": [{"$ref": f"#/components/schemas/{name}"}, {"type": "null"}]}
+            if name in schemas
+            else {"anyOf": [{"type": "object"}, {"type": "null"}]}
+        )
+        body = {
+            "allOf": [
+                {"$ref": "#/components/schemas/WebhookEvent"},
+                {"type": "object", "properties": {"type": {"const": kind}, "data": data}},
+            ]
+        }
+        hooks[kind] = {
+            "post": {
+                "summary": f"{resource.replace('_', ' ')} {verb.replace('_', ' ')}",
+                "description": (
+                    "Sent to the project's webhooks subscribed to this type, signed as "
+                    "Standard Webhooks specifies; retried with the same id for 3 days "
+                    "until a 2xx answer."
+                ),
+                "operationId": f"webhook_{kind.replace('.', '_')}",
+                "tags": ["webhooks"],
+                "parameters": parameters,
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": body}},
+                },
+                "responses": {
+                    "2XX": {
+                        "description": "Received: any other answer, or none within 10 s, is retried"
+                    }
+                },
+            }
+        }
+    return hooks

@@ -205,7 +205,9 @@ def _live_demo() -> Iterator[tuple[str, dict[str, str], dict[str, str], dict[str
     """A live server over a freshly seeded demo: its URL, the demo user's verified session
     headers, an API key with every scope, and the ids of known records."""
     known = _demo(dict(os.environ))
-    with providers_env() as cloud, LiveServer(env=cloud) as server:
+    # No job runs in the fuzzed server: a generated webhook may name any public address, and
+    # no test sends traffic off this machine (webhook deliveries are jobs).
+    with providers_env() as cloud, LiveServer(env={**cloud, "PLUMBLINE_JOBS": "worker"}) as server:
         signed_in = httpx.post(
             f"{server.url}/api/auth/sign-in/email",
             json={"email": "demo@plumbline.local", "password": "Plumbline-Demo-2026!"},

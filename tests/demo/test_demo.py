@@ -121,6 +121,11 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
 
     assert any(item["materialId"] for p in proposals for item in p["items"])
 
+    # A webhook to show, disabled and pointing at a name that never resolves: nothing sent.
+    [hook] = await _list(client, key, f"{base}/webhooks")
+    assert (hook["active"], hook["url"]) == (False, "https://receiver.example/plumbline/webhooks")
+    assert "issue.created" in hook["events"] and "secret" not in hook
+
     schedule = await client.get(f"{base}/schedule", headers=key_headers(key))
     tasks = schedule.json()["tasks"]
     assert len(tasks) >= 12 and any(t["isMilestone"] for t in tasks)

@@ -13,8 +13,8 @@ from plumbline.openapi import errors
 from plumbline.routing import make_router, read_only
 from plumbline.webhook.auth import CanReadWebhooks, CanWriteWebhooks
 from plumbline.webhook.schemas import (
-    DeliveryRead,
     WebhookCreate,
+    WebhookDeliveryRead,
     WebhookRead,
     WebhookUpdate,
     WebhookWithSecret,
@@ -68,13 +68,13 @@ async def rotate_webhook_secret(ctx: CanWriteWebhooks, db: DB, webhookId: str) -
     return ORJSONResponse(await webhook_service.rotate_secret(db, ctx, webhookId))
 
 
-@router.post("/{webhookId}/test", response_model=DeliveryRead, responses=errors(409))
+@router.post("/{webhookId}/test", response_model=WebhookDeliveryRead, responses=errors(409))
 async def test_webhook(ctx: CanWriteWebhooks, uow: UoW, webhookId: str) -> ORJSONResponse:
     """Send a webhook.test event now, as any event is sent; answers its pending delivery."""
     return ORJSONResponse(await webhook_service.send_test(uow, ctx, webhookId))
 
 
-@router.get("/{webhookId}/deliveries", response_model=list[DeliveryRead])
+@router.get("/{webhookId}/deliveries", response_model=list[WebhookDeliveryRead])
 @read_only
 async def list_deliveries(
     ctx: CanReadWebhooks, db: DB, webhookId: str, page: Page, status: Status = None
@@ -85,7 +85,7 @@ async def list_deliveries(
 
 @router.post(
     "/{webhookId}/deliveries/{deliveryId}/redeliver",
-    response_model=DeliveryRead,
+    response_model=WebhookDeliveryRead,
     responses=errors(409),
 )
 async def redeliver(

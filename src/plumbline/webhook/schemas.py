@@ -78,7 +78,7 @@ class WebhookWithSecret(WebhookRead):
     secret: str = Field(description="The signing secret (whsec_...), shown in this answer only")
 
 
-class Attempt(Schema):
+class WebhookAttempt(Schema):
     at: datetime
     status_code: int | None
     duration_ms: int
@@ -86,7 +86,7 @@ class Attempt(Schema):
     error: str | None
 
 
-class DeliveryRead(Schema):
+class WebhookDeliveryRead(Schema):
     id: str = Field(description="The event's id: the webhook-id header of every attempt")
     webhook_id: str
     event_type: str
@@ -98,12 +98,12 @@ class DeliveryRead(Schema):
     next_attempt_at: datetime | None
     delivered_at: datetime | None
     failed_at: datetime | None
-    attempts: list[Attempt]
+    attempts: list[WebhookAttempt]
     payload: dict[str, Any] = Field(description="The body sent")
 
 
-class EventBody(Schema):
-    """What a webhook receives: one event (``Event.body()``)."""
+class WebhookEvent(Schema):
+    """What a webhook receives: one event."""
 
     id: str = Field(description="The event's id, also the webhook-id header")
     type: str

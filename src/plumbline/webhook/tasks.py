@@ -117,6 +117,7 @@ async def deliver(db: AsyncSession, payload: Payload) -> None:
     attempts = [*sending.attempts, attempt.log(clock.iso(now))]
     status = DELIVERED if attempt.ok else PENDING
     await repository.record_attempt(db, webhook.id, sending.event_id, attempts, status, now)
-    await repository.webhook_answered(db, webhook.id, ok=attempt.ok, now=now)
+    if attempt.ok != (webhook.failing_since is None):  # a failing streak starts or ends
+        await repository.webhook_answered(db, webhook.id, ok=attempt.ok, now=now)
     if not attempt.ok:
         raise AttemptFailed(attempt.error or "failed")
