@@ -39,10 +39,12 @@ async def test_a_webhook_failing_for_three_days_is_disabled_and_its_admins_told(
                 break
             clock.set_now(_instant(delivery["nextAttemptAt"]) + timedelta(seconds=1))
             await run_pending(hook["id"])
-        assert receiver.ids() == [sent.id] * 4  # at 0 h, about 24 h and 48 h, and at 72 h
+        # At 0 h, about 24 h, 48 h (and 65 h when the jitter drew short waits), and 72 h.
+        tries = len(receiver.received)
+        assert receiver.ids() == [sent.id] * tries and tries in (4, 5)
         later = event(world.project)
         await emit(later)  # a disabled webhook is sent nothing
-        assert receiver.ids() == [sent.id] * 4
+        assert len(receiver.received) == tries
     assert (delivery["status"], delivery["failedAt"] is None) == ("failed", False)
     assert clock.now() - start >= WINDOW
     disabled = (await client.get(url(world, f"/{hook['id']}"), headers=world.admin.headers)).json()
