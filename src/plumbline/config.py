@@ -106,6 +106,8 @@ class Settings(BaseSettings):
     # Comma-separated waits in seconds between delivery attempts, replacing the Standard
     # Webhooks schedule (tests); the last one repeats until the 3-day window closes.
     webhook_retry_seconds: str = ""
+    # How long the change feed keeps events (a cursor older than that answers 410).
+    event_retention_days: int = Field(30, ge=1, le=3650)
 
     redis_url: str | None = None
     pubsub_prefix: str = "plumbline"

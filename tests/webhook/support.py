@@ -1,5 +1,5 @@
-"""What the webhook tests share: events written as a write records them, webhooks created
-through HTTP, the due deliveries of one webhook run."""
+"""What the webhook tests share: writes through HTTP (each records its events), webhooks
+created through HTTP, the due deliveries of one webhook run."""
 
 from __future__ import annotations
 
@@ -8,50 +8,44 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
-from plumbline import wiring
-from plumbline.db import UnitOfWork, database
-from plumbline.events import hooks
-from plumbline.events.hooks import Event
+from plumbline.db import database
 from plumbline.jobs.runner import run_jobs
-from plumbline.kit import clock
-from plumbline.kit.ids import new_id
-from plumbline.models import Project, WebhookDelivery
+from plumbline.models import EventLog, WebhookDelivery
 from tests.factories import World
 
 
-def event(
-    project: Project,
-    type: str = "issue.created",
-    resource_id: str | None = None,
-    data: dict[str, Any] | None = None,
-) -> Event:
-    resource = type.rsplit(".", 1)[0]
-    ident = resource_id or new_id()
-    return Event(
-        id=new_id(),
-        type=type,
-        created_at=clock.now(),
-        workspace_id=project.workspace_id,
-        project_id=project.id,
-        actor={"type": "system", "id": None},
-        resource=resource,
-        resource_id=ident,
-        data=data if data is not None else {"id": ident, "title": f"{type} {ident}"},
+async def create_issue(
+    client: httpx.AsyncClient, world: World, *, headers: dict[str, str] | None = None, **body: Any
+) -> dict[str, Any]:
+    """A member's issue, through HTTP: its write records ``issue.created``."""
+    answer = await client.post(
+        f"/api/v1/projects/{world.project.id}/issues",
+        json={"title": "Leak in the plant room", **body},
+        headers={**world.member.headers, **(headers or {})},
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()  # type: ignore[no-any-return]
+
+
+async def update_issue(
+    client: httpx.AsyncClient, world: World, issue_id: str, **body: Any
+) -> httpx.Response:
+    return await client.patch(
+        f"/api/v1/projects/{world.project.id}/issues/{issue_id}",
+        json=body,
+        headers=world.member.headers,
     )
 
 
-async def emit(*events: Event, fail: bool = False) -> None:
-    """Events written in one transaction, as a write records them (``events.hooks.written``):
-    committed (its jobs run after, inline), or rolled back when ``fail``."""
-    wiring.connect()
-    async with database.sessionmaker() as session:
-        uow = UnitOfWork(session)
-        await hooks.written(session, list(events))
-        await session.flush()
-        if fail:
-            await uow.rollback()
-        else:
-            await uow.commit()
+async def event_ids(world: World, resource_id: str) -> list[str]:
+    """The ids of a record's events, in the order they were written."""
+    async with database.sessionmaker() as db:
+        query = (
+            select(EventLog.id)
+            .where(EventLog.stream == world.project.id, EventLog.resource_id == resource_id)
+            .order_by(EventLog.seq)
+        )
+        return list((await db.execute(query)).scalars())
 
 
 def url(world: World, suffix: str = "") -> str:

@@ -1,6 +1,6 @@
-"""Deliveries to a real receiver on 127.0.0.1: signed as Standard Webhooks says (verified with
-the ``standardwebhooks`` package), retried with the same id, both secrets during a rotation,
-never for a rolled-back write, refused for private addresses at delivery too."""
+"""Deliveries of real writes to a real receiver on 127.0.0.1: signed as Standard Webhooks says
+(verified with the ``standardwebhooks`` package), retried with the same id, both secrets during
+a rotation, never for a refused write, refused for private addresses at delivery too."""
 
 from __future__ import annotations
 
@@ -15,10 +15,17 @@ from plumbline.config import settings
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import Webhook
-from plumbline.webhook.dispatch import skipped_var
 from tests.factories import World
 from tests.webhook.receiver import Receiver
-from tests.webhook.support import create_webhook, deliveries, emit, event, run_pending, url
+from tests.webhook.support import (
+    create_issue,
+    create_webhook,
+    deliveries,
+    event_ids,
+    run_pending,
+    update_issue,
+    url,
+)
 
 CRON = {"x-service-cron-secret": "test-cron-secret"}
 
@@ -37,24 +44,26 @@ async def test_a_receiver_failing_twice_gets_one_event_id_three_times_each_signe
     clock.set_now(start)
     with Receiver(500, 503, 200) as receiver:
         hook = await create_webhook(client, world, receiver.url)
-        sent = event(world.project, "issue.created")
-        await emit(sent)  # the first attempt runs once the write commits
+        issue = await create_issue(client, world)  # the first attempt follows the response
+        [sent] = await event_ids(world, issue["id"])
         for step in (1, 2):  # each retry is due a second later (jitter within 10 %)
             clock.set_now(start + timedelta(seconds=2 * step))
             answer = await client.post("/api/v1/internal/maintenance", headers=CRON)
             assert answer.status_code == 200
-    assert receiver.ids() == [sent.id] * 3
+    assert receiver.ids() == [sent] * 3
     for received in receiver.received:
         assert received.path == "/hooks/plumbline"
-        assert received.verify(hook["secret"]) == sent.body()
+        body = received.verify(hook["secret"])
+        assert (body["id"], body["type"], body["data"]) == (sent, "issue.created", issue)
+        assert body["actor"] == {"type": "user", "id": world.member.id}
         assert received.headers["content-type"] == "application/json"
     [delivery] = await deliveries(client, world, hook["id"])
     assert (delivery["id"], delivery["status"], delivery["eventType"]) == (
-        sent.id,
+        sent,
         "delivered",
         "issue.created",
     )
-    assert delivery["payload"] == sent.body()
+    assert delivery["payload"] == body and delivery["resourceId"] == issue["id"]
     codes = [(a["statusCode"], a["error"]) for a in delivery["attempts"]]
     assert codes == [(500, "HTTP 500"), (503, "HTTP 503"), (200, None)]
     assert all(a["durationMs"] >= 0 and a["response"] == "ok" for a in delivery["attempts"])
@@ -72,7 +81,7 @@ async def test_during_a_rotation_both_secrets_sign_then_only_the_new_one(
             url(world, f"/{hook['id']}/rotate-secret"), headers=world.admin.headers
         )
         old, new = hook["secret"], rotated.json()["secret"]
-        await emit(event(world.project))
+        await create_issue(client, world)
         [during] = receiver.received
         assert len(during.headers["webhook-signature"].split(" ")) == 2
         assert during.verify(old) == during.verify(new)  # a receiver on either secret accepts
@@ -83,7 +92,7 @@ async def test_during_a_rotation_both_secrets_sign_then_only_the_new_one(
                 .values(previous_secret_expires_at=start - timedelta(seconds=1))
             )
             await db.commit()
-        await emit(event(world.project))
+        await create_issue(client, world)
     after = receiver.received[1]
     assert len(after.headers["webhook-signature"].split(" ")) == 1
     assert after.verify(new) is not None
@@ -97,7 +106,7 @@ async def test_a_name_resolving_to_loopback_is_refused_at_delivery(
     with Receiver() as receiver:
         hook = await create_webhook(client, world, f"http://localhost:{receiver.port}/in")
         monkeypatch.setattr(settings, "webhooks_allow_private", False)  # saved while allowed
-        await emit(event(world.project))
+        await create_issue(client, world)
     assert receiver.received == []
     [delivery] = await deliveries(client, world, hook["id"])
     [attempt] = delivery["attempts"]
@@ -106,36 +115,44 @@ async def test_a_name_resolving_to_loopback_is_refused_at_delivery(
     assert attempt["error"].endswith("a loopback address")
 
 
-async def test_a_rolled_back_write_sends_nothing_and_unsubscribed_events_go_nowhere(
+async def test_a_refused_write_sends_nothing_and_unsubscribed_events_go_nowhere(
     client: httpx.AsyncClient, world: World
 ) -> None:
     with Receiver() as receiver:
-        hook = await create_webhook(client, world, receiver.url, events=("rfi.answered",))
-        await emit(event(world.project, "rfi.answered"), fail=True)
-        await emit(event(world.project, "issue.created"))  # not subscribed
-        paused = await create_webhook(client, world, receiver.url, events=("rfi.answered",))
+        issue = await create_issue(client, world)  # before any webhook: nothing to send
+        hook = await create_webhook(client, world, receiver.url, events=("issue.updated",))
+        refused = await update_issue(client, world, issue["id"], assigneeId="nobody")
+        assert refused.status_code == 400  # rolled back: no event, no delivery
+        await create_issue(client, world)  # not subscribed
+        paused = await create_webhook(client, world, receiver.url, events=("issue.updated",))
         await client.patch(
             url(world, f"/{paused['id']}"), json={"active": False}, headers=world.admin.headers
         )
-        kept = event(world.project, "rfi.answered")
-        await emit(kept)
-    assert receiver.ids() == [kept.id]  # once: the paused webhook got nothing
-    assert [d["id"] for d in await deliveries(client, world, hook["id"])] == [kept.id]
+        changed = await update_issue(client, world, issue["id"], priority="HIGH")
+        assert changed.status_code == 200
+    [_, updated] = await event_ids(world, issue["id"])
+    assert receiver.ids() == [updated]  # once: the paused webhook got nothing
+    assert receiver.received[0].verify(hook["secret"])["data"] == changed.json()
+    assert [d["id"] for d in await deliveries(client, world, hook["id"])] == [updated]
     assert await deliveries(client, world, paused["id"]) == []
 
 
-async def test_the_skipped_webhook_is_not_notified(client: httpx.AsyncClient, world: World) -> None:
+async def test_a_write_skipping_a_webhook_does_not_notify_it(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """An integration writing back names its own webhook(s): no echo of its own change."""
     with Receiver() as receiver:
-        skipped = await create_webhook(client, world, receiver.url)
+        mine = await create_webhook(client, world, receiver.url)
         other = await create_webhook(client, world, receiver.url)
-        token = skipped_var.set(frozenset({skipped["id"]}))
-        try:
-            await emit(event(world.project))
-        finally:
-            skipped_var.reset(token)
-    assert len(receiver.received) == 1
-    assert receiver.received[0].verify(other["secret"]) is not None
-    assert await deliveries(client, world, skipped["id"]) == []
+        skip = {"X-Plumbline-Skip-Webhooks": mine["id"]}
+        issue = await create_issue(client, world, headers=skip)
+        assert receiver.received[0].verify(other["secret"])["data"] == issue
+        both = {"X-Plumbline-Skip-Webhooks": f"{mine['id']}, {other['id']}"}
+        await create_issue(client, world, headers=both)
+        await create_issue(client, world)  # the header held for its request only
+    assert len(receiver.received) == 3
+    assert len(await deliveries(client, world, mine["id"])) == 1
+    assert len(await deliveries(client, world, other["id"])) == 2
 
 
 async def test_a_later_change_of_a_record_waits_for_the_earlier_one(
@@ -147,16 +164,19 @@ async def test_a_later_change_of_a_record_waits_for_the_earlier_one(
     clock.set_now(start)
     with Receiver(500, 200) as receiver:
         hook = await create_webhook(client, world, receiver.url)
-        created = event(world.project, "issue.created", resource_id="issue-1")
-        updated = event(world.project, "issue.updated", resource_id="issue-1")
-        await emit(created, updated)
-        assert receiver.ids() == [created.id]  # failed; the update waits behind it
-        elsewhere = event(world.project, "issue.created", resource_id="issue-2")
-        await emit(elsewhere)
-        assert receiver.ids() == [created.id, elsewhere.id]
+        issue = await create_issue(client, world)
+        [created] = await event_ids(world, issue["id"])
+        assert receiver.ids() == [created]  # failed: the next change of the issue waits
+        moved = await update_issue(client, world, issue["id"], status="IN_PROGRESS")
+        assert moved.status_code == 200
+        [_, updated] = await event_ids(world, issue["id"])
+        assert receiver.ids() == [created]
+        other = await create_issue(client, world)
+        [elsewhere] = await event_ids(world, other["id"])
+        assert receiver.ids() == [created, elsewhere]
         clock.set_now(start + timedelta(seconds=2))
         await run_pending(hook["id"])
-    assert receiver.ids() == [created.id, elsewhere.id, created.id, updated.id]
+    assert receiver.ids() == [created, elsewhere, created, updated]
     statuses = {d["id"]: d["status"] for d in await deliveries(client, world, hook["id"])}
     assert set(statuses.values()) == {"delivered"} and len(statuses) == 3
 
@@ -166,7 +186,7 @@ async def test_a_redirect_is_a_failed_attempt_and_is_not_followed(
 ) -> None:
     with Receiver(302) as receiver:
         hook = await create_webhook(client, world, receiver.url)
-        await emit(event(world.project))
+        await create_issue(client, world)
     assert len(receiver.received) == 1
     [delivery] = await deliveries(client, world, hook["id"])
     assert delivery["attempts"][0]["error"] == "HTTP 302: redirects are not followed"
@@ -208,14 +228,14 @@ async def test_deliveries_are_listed_newest_first_a_page_at_a_time(
 ) -> None:
     with Receiver() as receiver:
         hook = await create_webhook(client, world, receiver.url)
-        sent = [event(world.project) for _ in range(3)]
-        await emit(*sent)
+        issues = [await create_issue(client, world, title=f"Issue {n}") for n in range(3)]
+    sent = [(await event_ids(world, issue["id"]))[0] for issue in issues]
     first = await client.get(
         url(world, f"/{hook['id']}/deliveries"), params={"limit": 2}, headers=world.admin.headers
     )
-    assert [d["id"] for d in first.json()] == [sent[2].id, sent[1].id]
+    assert [d["id"] for d in first.json()] == [sent[2], sent[1]]
     rest = await client.get(first.links["next"]["url"], headers=world.admin.headers)
-    assert [d["id"] for d in rest.json()] == [sent[0].id]
+    assert [d["id"] for d in rest.json()] == [sent[0]]
     bad = await client.get(
         url(world, f"/{hook['id']}/deliveries"),
         params={"status": "lost"},

@@ -15,7 +15,14 @@ from plumbline.kit import clock
 from plumbline.webhook.tasks import WINDOW, retry
 from tests.factories import World, audit_entries, read_mails
 from tests.webhook.receiver import Receiver
-from tests.webhook.support import create_webhook, deliveries, emit, event, run_pending, url
+from tests.webhook.support import (
+    create_issue,
+    create_webhook,
+    deliveries,
+    event_ids,
+    run_pending,
+    url,
+)
 
 
 def _instant(text: str) -> datetime:
@@ -31,8 +38,8 @@ async def test_a_webhook_failing_for_three_days_is_disabled_and_its_admins_told(
     clock.set_now(start)
     with Receiver(500) as receiver:
         hook = await create_webhook(client, world, receiver.url)
-        sent = event(world.project)
-        await emit(sent)
+        issue = await create_issue(client, world)
+        [sent] = await event_ids(world, issue["id"])
         for _ in range(10):  # a guard: 4 attempts are expected
             [delivery] = await deliveries(client, world, hook["id"])
             if delivery["status"] != "pending":
@@ -41,9 +48,8 @@ async def test_a_webhook_failing_for_three_days_is_disabled_and_its_admins_told(
             await run_pending(hook["id"])
         # At 0 h, about 24 h, 48 h (and 65 h when the jitter drew short waits), and 72 h.
         tries = len(receiver.received)
-        assert receiver.ids() == [sent.id] * tries and tries in (4, 5)
-        later = event(world.project)
-        await emit(later)  # a disabled webhook is sent nothing
+        assert receiver.ids() == [sent] * tries and tries in (4, 5)
+        await create_issue(client, world)  # a disabled webhook is sent nothing
         assert len(receiver.received) == tries
     assert (delivery["status"], delivery["failedAt"] is None) == ("failed", False)
     assert clock.now() - start >= WINDOW
@@ -69,13 +75,13 @@ async def test_a_webhook_failing_for_three_days_is_disabled_and_its_admins_told(
         )
         assert enabled.json()["active"] is True and enabled.json()["disabledReason"] is None
         again = await client.post(
-            url(world, f"/{hook['id']}/deliveries/{sent.id}/redeliver"),
+            url(world, f"/{hook['id']}/deliveries/{sent}/redeliver"),
             headers=world.admin.headers,
         )
         assert again.status_code == 200
-    assert fixed.ids() == [sent.id]
+    assert fixed.ids() == [sent]
     assert {d["id"]: d["status"] for d in await deliveries(client, world, hook["id"])} == {
-        sent.id: "delivered"
+        sent: "delivered"
     }
 
 

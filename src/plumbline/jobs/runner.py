@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Row
 
 from plumbline.config import settings
-from plumbline.db import UnitOfWork, database
+from plumbline.db import UnitOfWork, database, discard_notes, prepare_commit
 from plumbline.jobs import repository
 from plumbline.jobs.registry import TASKS, AttemptFailed, Payload, Permanent, Task, load_tasks
 from plumbline.kit import clock
@@ -124,9 +124,11 @@ async def _attempt(
         else:
             async with db.begin_nested():
                 failure = await _handled(uow, job)
+                await prepare_commit(db)
     except Exception as exc:
         if leased:
             await db.rollback()
+        discard_notes(db)
         uow, failure = UnitOfWork(db), exc  # what it queued was rolled back with it
     now, attempts = clock.now(), job.attempts + 1
     values: dict[str, Any] = {"attempts": attempts}
@@ -148,6 +150,7 @@ async def _attempt(
     if "finished_at" in values and task is not None and task.keep is not None:
         values["payload"] = task.keep(job.payload)
     await repository.record(db, job.id, **values)
+    await prepare_commit(db)  # the last writes of what the handler (or ``given_up``) changed
     return uow
 
 

@@ -155,6 +155,8 @@ class WebhookService:
             raise WebhookDisabled()
         event = Event(
             id=new_id(),
+            seq=0,  # not an event of the project's stream: only this webhook is sent it
+            stream=webhook.project_id,
             type=TEST_TYPE,
             created_at=clock.now(),
             workspace_id=webhook.workspace_id,
