@@ -147,7 +147,38 @@ async def seed_issues(count: int) -> dict[str, str]:
     return {"key": raw, "projectId": project.id, "workspaceId": workspace.id}
 
 
-SEEDS = {"projects": seed_projects, "issues": seed_issues}
+async def seed_webhooks(count: int) -> dict[str, dict[str, str]]:
+    """Two projects of one workspace, each with a key for issues and webhooks (``count`` is
+    unused): the webhook benchmark gives one of them a webhook."""
+    now = clock.now()
+    seeded: dict[str, dict[str, str]] = {}
+    async with database.sessionmaker() as db:
+        workspace = Workspace(name="Hooks Co", slug="hooks", created_at=now, updated_at=now)
+        db.add(workspace)
+        await db.flush()
+        for name in ("plain", "hooked"):
+            project = Project(workspace_id=workspace.id, name=name, created_at=now, updated_at=now)
+            db.add(project)
+            await db.flush()
+            raw = f"psk_{crypto.random_token(30)}"
+            db.add(
+                ApiKey(
+                    project_id=project.id,
+                    workspace_id=workspace.id,
+                    name="bench",
+                    prefix=raw[:12],
+                    key_hash=crypto.sha256_hex(raw),
+                    scopes=["issues:read", "issues:write", "webhooks:write"],
+                    created_at=now,
+                )
+            )
+            seeded[name] = {"key": raw, "projectId": project.id}
+        await db.commit()
+    await database.dispose()
+    return seeded
+
+
+SEEDS = {"projects": seed_projects, "issues": seed_issues, "webhooks": seed_webhooks}
 
 if __name__ == "__main__":
     kind, count = sys.argv[1], int(sys.argv[2])
