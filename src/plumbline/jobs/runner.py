@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Row
@@ -55,9 +55,38 @@ def enqueue(
         key=key,
     )
     uow.session.add(job)
-    if settings.jobs == "inline" and delay is None:
-        uow.after_response(lambda: run_jobs([job.id]))
+    if delay is None:
+        run_after(uow, [job.id])
     return job
+
+
+def job_row(
+    name: str, payload: Payload, *, key: str | None = None, now: datetime | None = None
+) -> dict[str, Any]:
+    """The row ``enqueue`` writes, for a hot path that inserts it itself in a statement of its
+    own (``webhook.repository.insert_deliveries``); ``run_after`` then does what ``enqueue``
+    does once the transaction commits."""
+    now = now or clock.now()
+    return {
+        "id": new_id(),
+        "name": name,
+        "payload": payload,
+        "status": repository.QUEUED,
+        "attempts": 0,
+        "run_at": now,
+        "created_at": now,
+        "finished_at": None,
+        "last_error": None,
+        "errors": [],
+        "key": key,
+    }
+
+
+def run_after(uow: UnitOfWork, ids: Sequence[str]) -> None:
+    """With ``PLUMBLINE_JOBS=inline``, run these queued jobs once ``uow`` commits, after its
+    response; with workers, they take them."""
+    if settings.jobs == "inline" and ids:
+        uow.after_response(lambda: run_jobs(ids))
 
 
 async def run_task(uow: UnitOfWork, name: str, payload: Payload | None = None) -> Any:

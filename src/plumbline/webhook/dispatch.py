@@ -16,7 +16,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from plumbline.db import UnitOfWork
 from plumbline.events.hooks import Event
 from plumbline.jobs import enqueue, unit_of_work
-from plumbline.kit import encoding
+from plumbline.jobs.runner import job_row, run_after
+from plumbline.kit import clock, encoding
 from plumbline.models import WebhookDelivery
 from plumbline.webhook import repository
 
@@ -33,25 +34,34 @@ def ordering_key(webhook_id: str, resource: str, resource_id: str) -> str:
     return f"webhook:{webhook_id}:{resource}:{resource_id}"
 
 
-def queue(uow: UnitOfWork, webhook_id: str, event: Event) -> WebhookDelivery:
-    """Write the delivery of ``event`` to ``webhook_id`` and queue its job, in ``uow``."""
-    key = ordering_key(webhook_id, event.resource, event.resource_id)
-    job = enqueue(uow, DELIVER, {"webhookId": webhook_id, "eventId": event.id}, key=key)
-    delivery = WebhookDelivery(
-        webhook_id=webhook_id,
-        event_id=event.id,
-        project_id=event.project_id,
-        event_type=event.type,
-        resource=event.resource,
-        resource_id=event.resource_id,
-        body=encoding.dumps(event.body()).decode(),
-        status=PENDING,
-        attempts=[],
-        job_id=job.id,
-        created_at=job.created_at,
-    )
-    uow.session.add(delivery)
-    return delivery
+async def queue(uow: UnitOfWork, sends: Sequence[tuple[str, Event]]) -> None:
+    """Write the deliveries of these (webhook id, event) pairs and their jobs, in ``uow``."""
+    now = clock.now()
+    deliveries, jobs = [], []
+    for webhook_id, event in sends:
+        key = ordering_key(webhook_id, event.resource, event.resource_id)
+        job = job_row(DELIVER, {"webhookId": webhook_id, "eventId": event.id}, key=key, now=now)
+        jobs.append(job)
+        deliveries.append(
+            {
+                "webhook_id": webhook_id,
+                "event_id": event.id,
+                "project_id": event.project_id,
+                "event_type": event.type,
+                "resource": event.resource,
+                "resource_id": event.resource_id,
+                "body": encoding.dumps(event.body()).decode(),
+                "status": PENDING,
+                "attempts": [],
+                "job_id": job["id"],
+                "created_at": now,
+                "last_attempt_at": None,
+                "delivered_at": None,
+                "failed_at": None,
+            }
+        )
+    await repository.insert_deliveries(uow.session, deliveries, jobs)
+    run_after(uow, [job["id"] for job in jobs])
 
 
 def requeue(uow: UnitOfWork, delivery: WebhookDelivery) -> None:
@@ -73,15 +83,16 @@ async def on_written(db: AsyncSession, events: Sequence[Event]) -> None:
     if not hooks:
         return
     skipped = skipped_var.get()
-    uow = unit_of_work(db)
-    for event in events:
-        for hook in hooks:
-            if (
-                hook.project_id == event.project_id
-                and event.type in hook.events
-                and hook.id not in skipped
-            ):
-                queue(uow, hook.id, event)
+    sends = [
+        (hook.id, event)
+        for event in events
+        for hook in hooks
+        if hook.project_id == event.project_id
+        and event.type in hook.events
+        and hook.id not in skipped
+    ]
+    if sends:
+        await queue(unit_of_work(db), sends)
 
 
 class SkipWebhooksMiddleware:

@@ -166,8 +166,7 @@ class WebhookService:
             resource_id=webhook.id,
             data={"webhookId": webhook.id, "message": "A test event from Plumbline"},
         )
-        dispatch.queue(uow, webhook.id, event)
-        await uow.session.flush()
+        await dispatch.queue(uow, [(webhook.id, event)])
         return await self._delivery(uow.session, webhook.id, event.id)
 
     async def _delivery(self, db: AsyncSession, webhook_id: str, event_id: str) -> dict[str, Any]:
