@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+from tests.factories import om_world
+
 WRITES = ("post", "put", "patch", "delete")
 
 
@@ -76,3 +78,27 @@ async def test_the_tags_and_412_are_described(client: httpx.AsyncClient) -> None
     assert "ETag" in issue["patch"]["responses"]["200"]["headers"]
     schedule = paths["/api/v1/projects/{projectId}/schedule"]["put"]
     assert "412" in schedule["responses"] and "headers" not in schedule["responses"]["200"]
+
+
+async def test_the_reads_a_caller_can_name_answer_their_tags(client: httpx.AsyncClient) -> None:
+    """The walk over HTTP: every single-resource read whose path names only the project or the
+    workspace answers an ETag and a 304 for it."""
+    world = await om_world()
+    spec = (await client.get("/api/v1/openapi.json")).json()
+    ids = {"projectId": world.project.id, "workspaceId": world.workspace.id}
+    headers = {**world.owner.headers, "x-service-cron-secret": "test-cron-secret"}  # conftest's
+    called = []
+    for path, item in spec["paths"].items():
+        read = item.get("get")
+        if read is None or "If-None-Match" not in _headers(read):
+            continue
+        if any(part.startswith("{") and part[1:-1] not in ids for part in path.split("/")):
+            continue
+        url = path.format(**ids)
+        answer = await client.get(url, headers=headers)
+        assert answer.status_code == 200 and answer.headers.get("etag"), (path, answer.text)
+        held = {**headers, "If-None-Match": answer.headers["etag"]}
+        again = await client.get(url, headers=held)
+        assert again.status_code == 304 and again.content == b"", path
+        called.append(path)
+    assert len(called) >= 8, called  # /me, the workspace, project, schedule, dashboards...
