@@ -69,6 +69,7 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "projects": None,
     "audit": None,
     "api-keys": None,
+    "calendar-feeds": None,  # each feed shows only the modules its owner reads
     "workspaces": None,
     "members": None,
     "invites": None,
