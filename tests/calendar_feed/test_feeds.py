@@ -60,6 +60,11 @@ async def test_personal_feed_url_is_shown_once_and_stored_hashed(
     entries = await audit_entries(feed["id"])
     assert [e.action for e in entries] == ["calendar_feed.created"]
 
+    # A fetch stamps the last use (a read-only request's one write).
+    assert (await client.get(path_of(feed))).status_code == 200
+    [used] = (await client.get(ME, headers=world.member.headers)).json()
+    assert used["lastUsedAt"] is not None
+
 
 async def test_the_body_is_optional(client: httpx.AsyncClient, world: World) -> None:
     response = await client.post(project_feeds(world.project.id), headers=world.member.headers)

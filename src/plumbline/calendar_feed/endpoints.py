@@ -12,6 +12,7 @@ from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.openapi import Responses
 from plumbline.routing import make_router, read_only
 
 router = make_router(tags=["calendar-feeds"])
@@ -62,12 +63,19 @@ async def revoke_project_feed(ctx: CanSeeProject, db: DB, feedId: str) -> ORJSON
     return ORJSONResponse({"ok": True})
 
 
-@router.api_route(
-    "/calendar/{token}.ics",
-    methods=["GET", "HEAD"],
+PATH = "/calendar/{token}.ics"
+ICS_RESPONSE: Responses = {
+    200: {"content": {"text/calendar": {}}, "description": "An iCalendar feed"}
+}
+
+
+@router.get(PATH, dependencies=[Public], response_class=Response, responses=ICS_RESPONSE)
+@router.head(
+    PATH,
     dependencies=[Public],
     response_class=Response,
-    responses={200: {"content": {"text/calendar": {}}, "description": "An iCalendar feed"}},
+    responses=ICS_RESPONSE,
+    operation_id="head_calendar_feed",
 )
 @read_only
 async def calendar(token: str, request: Request, db: DB) -> Response:
