@@ -14,6 +14,7 @@ from tests.factories import (
     World,
     audit_entries,
     create_api_key,
+    create_user,
     external,
     key_headers,
     make_world,
@@ -70,6 +71,10 @@ async def test_the_body_is_optional(client: httpx.AsyncClient, world: World) -> 
     response = await client.post(project_feeds(world.project.id), headers=world.member.headers)
     assert response.status_code == 200, response.text
     assert response.json()["name"] == world.project.name
+    # The default name of a user with the longest name still fits.
+    long = await create_user(name="N" * 200)
+    mine = await make_feed(client, long.headers)
+    assert mine["name"] == "N" * 189 + ": due dates"
 
 
 async def test_named_feed_and_bad_names(client: httpx.AsyncClient, world: World) -> None:

@@ -46,6 +46,8 @@ from plumbline.om.recurrence import zone
 ENTITY = "calendar_feed"
 FEED_PATH = "/api/v1/calendar/{token}.ics"
 LAST_USED_PRECISION = timedelta(minutes=1)
+MAX_NAME = 200
+DUE_DATES = ": due dates"
 
 
 def feed_url(token: str) -> str:
@@ -98,7 +100,9 @@ class CalendarFeedService:
         self, db: AsyncSession, principal: Principal, body: FeedCreate
     ) -> dict[str, Any]:
         user = principal.require_user()
-        feed, token = await self._create(db, user.id, None, body.name or f"{user.name}: due dates")
+        # A name of up to 200 characters leaves room for the suffix within the column's 200.
+        default = f"{user.name[: MAX_NAME - len(DUE_DATES)]}{DUE_DATES}"
+        feed, token = await self._create(db, user.id, None, body.name or default)
         await audit_as(db, principal, (ENTITY, feed.id), "calendar_feed.created", _audited(feed))
         return _created(feed, token)
 
