@@ -100,13 +100,13 @@ class PunchBulkUpdate(Schema):
         return self
 
 
-class PhotoPresign(Schema):
+class PunchPhotoPresign(Schema):
     file_name: FileName
     content_type: str = Field(max_length=200)
     size_bytes: ByteCount = Field(ge=1)
 
 
-class PhotoComplete(Schema):
+class PunchPhotoComplete(Schema):
     upload_id: str = Field(max_length=64)
     sha256: str | None = Field(None, pattern=r"^[0-9a-fA-F]{64}$")
 
