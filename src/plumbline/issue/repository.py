@@ -213,5 +213,14 @@ async def list_comments(db: AsyncSession, issue_id: str, page: PageParams) -> Se
     return (await db.execute(page.apply(query, IssueComment.id))).all()
 
 
+async def comments_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Row[Any]]:
+    query: Any = (
+        select(*COMMENT_COLUMNS)
+        .outerjoin(User, User.id == IssueComment.author_id)
+        .where(IssueComment.id.in_(ids))
+    )
+    return (await db.execute(query)).all()
+
+
 async def insert_comment(db: AsyncSession, values: dict[str, Any]) -> None:
     await db.execute(insert(IssueComment).values(**values))

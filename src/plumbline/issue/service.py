@@ -14,6 +14,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden, InvalidField
+from plumbline.events.readers import reader
 from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
@@ -29,7 +30,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
 from plumbline.records import Notice, references, soft_delete
 from plumbline.records.references import ASSET, FILE, FILE_VERSION, MAINTENANCE_SCHEDULE
-from plumbline.records.repository import file_of_version
+from plumbline.records.repository import file_of_version, rows_by_id
 from plumbline.viewer.events import publish_to_version
 
 # Audited fields (their columns are what a create or update may write).
@@ -120,6 +121,13 @@ def new_issue(
         "resolved_at": now if status == "RESOLVED" else None,
         "closed_at": now if status == "CLOSED" else None,
     }
+
+
+@reader("issue")
+async def issues_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    photos = await PHOTOS.of(db, ids)
+    rows = await rows_by_id(db, FIELDS, ids)
+    return {row[0]: FIELDS.row(row, referencePhotos=photos.get(row[0]) or []) for row in rows}
 
 
 class IssueService:
@@ -246,6 +254,7 @@ class IssueService:
         """Write a new issue (``new_issue`` values) under the project's next number, audited;
         answers the issue as read."""
         entry = audit.entry(
+            db,
             action="issue.created",
             entity_type="issue",
             entity_id=values["id"],
