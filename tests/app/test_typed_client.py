@@ -132,6 +132,9 @@ async def test_a_sync_journey_through_the_generated_client(
     ticking: Any,
 ) -> None:
     from plumbline_client import AuthenticatedClient  # type: ignore[import-not-found]
+    from plumbline_client.api.changes import (  # type: ignore[import-not-found]
+        project_changes_api_v_1_projects_project_id_changes_get as project_changes,
+    )
     from plumbline_client.api.issues import (  # type: ignore[import-not-found]
         create_issue_api_v_1_projects_project_id_issues_post as create_issue,
     )
@@ -148,6 +151,7 @@ async def test_a_sync_journey_through_the_generated_client(
         update_issue_api_v_1_projects_project_id_issues_issue_id_patch as update_issue,
     )
     from plumbline_client.models import (  # type: ignore[import-not-found]
+        ChangesPage,
         ErrorBody,
         IssueCreate,
         IssueRead,
@@ -156,7 +160,7 @@ async def test_a_sync_journey_through_the_generated_client(
         Ok,
     )
 
-    raw, _ = await create_api_key(world.project, ["issues:read", "issues:write"])
+    raw, _ = await create_api_key(world.project, ["project:read", "issues:read", "issues:write"])
     project = world.project.id
     async with AuthenticatedClient(
         base_url=ORIGIN,
@@ -172,6 +176,26 @@ async def test_a_sync_journey_through_the_generated_client(
             made = await create_issue.asyncio(project, client=api, body=IssueCreate(title=title))
             assert isinstance(made, IssueRead), made
             return made
+
+        async def follow(issues: dict[str, Any], since: str | None) -> str:
+            """Apply the change feed to ``issues`` from ``since``, 2 changes a page; the cursor
+            to go on from."""
+            while True:
+                page = await project_changes.asyncio(
+                    project, client=api, since=since, types="issue", limit=2
+                )
+                assert isinstance(page, ChangesPage), page
+                for change in page.changes:
+                    assert change.type_ == "issue"
+                    if isinstance(change.deleted_at, datetime):
+                        issues.pop(change.id, None)
+                    else:
+                        # The feed's data is the issue as the API answered it: read it as one.
+                        read = IssueRead.from_dict(change.data.to_dict())
+                        issues[change.id] = read.to_dict()
+                since = page.cursor
+                if not page.has_more:
+                    return since
 
         async def listed(**query: Any) -> dict[str, Any]:
             """Every page of the list, followed by its cursor (2 a page)."""
@@ -216,6 +240,18 @@ async def test_a_sync_journey_through_the_generated_client(
         for issue_id, row in everything.items():
             assert (await get_issue.asyncio(project, issue_id, client=api)).to_dict() == row
         assert everything[edited.id] == edited.to_dict()
+
+        rebuilt: dict[str, Any] = {}
+        cursor = await follow(rebuilt, None)
+        assert rebuilt == everything
+        ticking()
+        await update_issue.asyncio(project, early[1].id, client=api, body=IssueUpdate(title="Tile"))
+        ticking()
+        await delete_issue.asyncio(project, later[0].id, client=api)
+        cursor = await follow(rebuilt, cursor)
+        assert rebuilt == await listed()
+        assert early[1].id in rebuilt and later[0].id not in rebuilt
+        assert await follow(rebuilt, cursor) == cursor
 
     async with AuthenticatedClient(
         base_url=ORIGIN,
