@@ -12,7 +12,7 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.punch.auth import CanReadPunch, CanWritePunch
 from plumbline.punch.schemas import (
-    BulkResults,
+    PunchBulkResults,
     PunchBulkUpdate,
     PunchCreate,
     PunchFilters,
@@ -54,7 +54,7 @@ async def export_punch(ctx: CanReadPunch, filters: Filters) -> StreamingResponse
     return csv_response(punch_service.export_csv(ctx, filters), "punch.csv")
 
 
-@router.patch("/bulk", response_model=BulkResults)
+@router.patch("/bulk", response_model=PunchBulkResults)
 async def bulk_update_punch(ctx: CanWritePunch, uow: UoW, body: PunchBulkUpdate) -> ORJSONResponse:
     """Change the status and/or assignees of up to 200 punch items; results per item."""
     return ORJSONResponse({"results": await punch_service.bulk(uow, ctx, body)})

@@ -140,12 +140,12 @@ class PunchRead(BaseModel):
     updatedAt: datetime
 
 
-class BulkResult(BaseModel):
+class PunchBulkResult(BaseModel):
     id: str
     ok: bool
     error: str | None = None
     code: str | None = None
 
 
-class BulkResults(BaseModel):
-    results: list[BulkResult]
+class PunchBulkResults(BaseModel):
+    results: list[PunchBulkResult]
