@@ -118,6 +118,11 @@ async def list_rows(
     return (await db.execute(query)).all()
 
 
+async def rows_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Any]:
+    """``list_rows``' rows of these issues, whoever may see them (their events)."""
+    return (await db.execute(select(*FIELDS.columns, HAS_PHOTOS).where(T.id.in_(ids)))).all()
+
+
 async def get_row(db: AsyncSession, vis: Visibility, issue_id: str) -> Any:
     """The issue's ``FIELDS.columns`` row, or None."""
     query = select(*FIELDS.columns).where(T.id == issue_id, *visible(vis))

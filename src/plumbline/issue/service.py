@@ -30,7 +30,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
 from plumbline.records import Notice, references, soft_delete
 from plumbline.records.references import ASSET, FILE, FILE_VERSION, MAINTENANCE_SCHEDULE
-from plumbline.records.repository import file_of_version, rows_by_id
+from plumbline.records.repository import file_of_version
 from plumbline.viewer.events import publish_to_version
 
 # Audited fields (their columns are what a create or update may write).
@@ -125,8 +125,10 @@ def new_issue(
 
 @reader("issue")
 async def issues_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    photos = await PHOTOS.of(db, ids)
-    rows = await rows_by_id(db, FIELDS, ids)
+    """As the list reads them: the photo query only for issues that have photos (a create's
+    event costs one query)."""
+    rows = await repo.rows_by_id(db, ids)
+    photos = await PHOTOS.of(db, [row[0] for row in rows if row[-1]])
     return {row[0]: FIELDS.row(row, referencePhotos=photos.get(row[0]) or []) for row in rows}
 
 

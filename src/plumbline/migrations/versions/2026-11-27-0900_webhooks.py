@@ -1,7 +1,7 @@
 """webhooks: a project's receivers and their deliveries; jobs run in order per key
 
 Revision ID: 0011_webhooks
-Revises: 0017_occupant
+Revises: 0019_merge_integrations
 Create Date: 2026-11-27 09:00:00
 """
 
@@ -14,7 +14,7 @@ from sqlalchemy.dialects import postgresql
 import plumbline.db
 
 revision: str = "0011_webhooks"
-down_revision: str | Sequence[str] | None = "0017_occupant"
+down_revision: str | Sequence[str] | None = "0019_merge_integrations"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
