@@ -201,19 +201,29 @@ def _schemes(call: Any) -> tuple[Any, ...]:
 # The schema of each resource's ``data`` in an event: the resource as its routes answer it.
 EVENT_DATA = {
     "issue": "IssueRead",
-    "comment": "plumbline__issue__schemas__CommentRead",
+    "comment": "IssueCommentRead",
     "rfi": "RfiRead",
     "punch": "PunchRead",
     "field_report": "FieldReportRead",
     "proposal": "ProposalRead",
     "asset": "AssetRead",
     "meter_reading": "ReadingRead",
-    "maintenance_schedule": "plumbline__om__maintenance__schemas__ScheduleRead",
+    "maintenance_schedule": "MaintenanceScheduleRead",
     "inspection_run": "RunRead",
-    "schedule": "plumbline__schedule__schemas__ScheduleRead",
+    "schedule": "ScheduleRead",
     "material": "MaterialRead",
     "file": "FileRead",
     "file_version": "VersionRead",
+}
+# What is left of a deleted resource in its event (``events.log.tombstone``).
+TOMBSTONE = {
+    "type": "object",
+    "required": ["type", "id", "deletedAt"],
+    "properties": {
+        "type": {"type": "string"},
+        "id": {"type": "string"},
+        "deletedAt": {"type": "string", "format": "date-time"},
+    },
 }
 SIGNATURE_HEADERS = (
     ("webhook-id", "The event's id: the same on every attempt (deduplicate on it)"),
@@ -247,9 +257,11 @@ def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
         resource, verb = kind.rsplit(".", 1)
         name = EVENT_DATA.get(resource)
         data: dict[str, Any] = (
-            {"anyOf": [{"$ref": f"#/components/schemas/{name}"}, {"type": "null"}]}
+            TOMBSTONE
+            if verb == "deleted"
+            else {"$ref": f"#/components/schemas/{name}"}
             if name in schemas
-            else {"anyOf": [{"type": "object"}, {"type": "null"}]}
+            else {"type": "object"}
         )
         body = {
             "allOf": [

@@ -112,6 +112,7 @@ class WebhookEvent(Schema):
     actor: dict[str, str | None] = Field(
         description='{"type": "user"|"key"|"public"|"system", "id"}'
     )
-    data: dict[str, Any] | None = Field(
-        description="The resource exactly as the API returns it; null once deleted"
+    data: dict[str, Any] = Field(
+        description="The resource exactly as the API returns it; once deleted, a tombstone "
+        "{type, id, deletedAt}"
     )
