@@ -242,3 +242,27 @@ async def test_deliveries_are_listed_newest_first_a_page_at_a_time(
         headers=world.admin.headers,
     )
     assert bad.status_code == 400
+
+
+async def test_finished_deliveries_are_purged_with_the_events(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """Kept as long as the change feed keeps events after they finished."""
+    start = clock.now()
+    clock.set_now(start)
+    with Receiver(200, 500) as receiver:
+        hook = await create_webhook(client, world, receiver.url)
+        await create_issue(client, world)  # delivered
+        second = await create_issue(client, world)  # failed once: pending
+    [kept] = await event_ids(world, second["id"])
+    assert {d["status"] for d in await deliveries(client, world, hook["id"])} == {
+        "delivered",
+        "pending",
+    }
+    clock.set_now(start + timedelta(days=settings.event_retention_days, hours=1))
+    answer = await client.post("/api/v1/internal/maintenance", headers=CRON)
+    assert "webhooks.purge_deliveries" in answer.json()["queued"]
+    clock.set_now(start)  # the test users' sessions would have expired by then
+    # The pending one was tried once more then, past its 3 days: given up now, so kept.
+    [left] = await deliveries(client, world, hook["id"])
+    assert (left["id"], left["status"]) == (kept, "failed")

@@ -13,13 +13,14 @@ HOUSEKEEPING = (
     "files.purge_stale_uploads",
     "jobs.purge_finished",
     "events.purge_expired",
+    "webhooks.purge_deliveries",
 )
 
 
 async def run_maintenance(uow: UnitOfWork) -> dict[str, Any]:
     """Queue the housekeeping jobs. When the server runs jobs itself (``PLUMBLINE_JOBS=inline``)
-    they run after the response, followed by the queued jobs whose (re)try time has come:
-    failed deliveries wait for this call. Idempotent: a second call finds nothing left."""
+    they run after the response, followed by the queued jobs whose (re)try time has come (the
+    server's own loop runs them too). Idempotent: a second call finds nothing left."""
     due = 0
     if settings.jobs == "inline":
         due = await repository.count_due(uow.session, clock.now())

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy import bindparam, case, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.permissions import Role
@@ -191,3 +191,11 @@ async def webhook_answered(db: AsyncSession, webhook_id: str, *, ok: bool, now: 
     failing = None if ok else func.coalesce(Webhook.failing_since, now)
     query = update(Webhook).where(Webhook.id == webhook_id).values(failing_since=failing)
     await db.execute(query.execution_options(synchronize_session=False))
+
+
+async def purge_deliveries(db: AsyncSession, before: datetime) -> int:
+    """Delete the deliveries finished (delivered or failed) before ``before``; answers how many."""
+    finished = func.coalesce(WebhookDelivery.delivered_at, WebhookDelivery.failed_at)
+    query = delete(WebhookDelivery).where(WebhookDelivery.status != "pending", finished < before)
+    result = await db.execute(query.execution_options(synchronize_session=False))
+    return int(result.rowcount)  # type: ignore[attr-defined]

@@ -87,6 +87,14 @@ async def given_up(db: AsyncSession, payload: Payload, error: str) -> None:
         queue_mail(unit_of_work(db), mail)
 
 
+@task("webhooks.purge_deliveries")
+async def purge_deliveries(db: AsyncSession, payload: Payload) -> int:
+    """Delete the deliveries delivered or given up longer ago than the events are kept
+    (``PLUMBLINE_EVENT_RETENTION_DAYS``; queued by ``POST /internal/maintenance``)."""
+    cutoff = clock.now() - timedelta(days=settings.event_retention_days)
+    return await repository.purge_deliveries(db, cutoff)
+
+
 @task(DELIVER, retry=retry, given_up=given_up, lease=LEASE)
 async def deliver(db: AsyncSession, payload: Payload) -> None:
     """One attempt of one delivery. Every attempt is logged on the delivery; a failed one
