@@ -18,6 +18,7 @@ from plumbline.events.hooks import Event
 from plumbline.jobs import enqueue, unit_of_work
 from plumbline.jobs.runner import job_row, run_after
 from plumbline.kit import clock, encoding
+from plumbline.kit.ids import new_id
 from plumbline.models import WebhookDelivery
 from plumbline.webhook import repository
 
@@ -79,6 +80,9 @@ async def on_written(db: AsyncSession, events: Sequence[Event]) -> None:
     projects = {event.project_id for event in events if event.project_id is not None}
     if not projects:
         return
+    if len(events) == 1 and (await db.connection()).dialect.name == "postgresql":
+        await _queue_one(db, events[0])
+        return
     hooks = await repository.subscribed(db, projects)
     if not hooks:
         return
@@ -93,6 +97,25 @@ async def on_written(db: AsyncSession, events: Sequence[Event]) -> None:
     ]
     if sends:
         await queue(unit_of_work(db), sends)
+
+
+async def _queue_one(db: AsyncSession, event: Event) -> None:
+    """One event (most writes): found, written and queued in one statement on PostgreSQL,
+    whether any webhook wants it or not. It runs while the project's event numbering is held
+    (``events.log``), so a write with a webhook keeps it no longer than one without."""
+    key = ordering_key("", event.resource, event.resource_id)  # "webhook::<resource>:<id>"
+    prefix, suffix = key.split("::", 1)
+    ids = await repository.queue_one(
+        db,
+        event,
+        body=encoding.dumps(event.body()).decode(),
+        skipped=sorted(skipped_var.get()),
+        key_prefix=f"{prefix}:",
+        key_suffix=f":{suffix}",
+        job_ids=[new_id() for _ in range(repository.MAX_PER_PROJECT)],
+        now=clock.now(),
+    )
+    run_after(unit_of_work(db), ids)
 
 
 class SkipWebhooksMiddleware:

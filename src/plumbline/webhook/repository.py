@@ -6,15 +6,18 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, delete, func, insert, select, update
+from sqlalchemy import bindparam, case, delete, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.permissions import Role
-from plumbline.db import Rows
+from plumbline.db import Rows, UTCDateTime
+from plumbline.events.hooks import Event
+from plumbline.kit import encoding
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Job, Membership, Webhook, WebhookDelivery
 from plumbline.records.fields import Fields
 
+MAX_PER_PROJECT = 20  # webhooks a project may have
 # A webhook as answered, in order; never its secrets.
 FIELDS = Fields(
     Webhook.__table__,
@@ -76,6 +79,67 @@ async def subscribed(db: AsyncSession, project_ids: Iterable[str]) -> Rows:
     """The active webhooks of these projects: id, project and event types."""
     conn = await db.connection()  # every write with events asks: the Core path, cached
     return (await conn.execute(SUBSCRIBED, {"project_ids": list(project_ids)})).all()
+
+
+# The deliveries of one event and their jobs, the webhooks found in the same statement
+# (``dispatch._queue_one``): each matching webhook takes the next of the job ids given.
+QUEUE_ONE = text(
+    """
+WITH matched AS (
+    SELECT w.id AS webhook_id,
+           -- more webhooks than ids (two creates racing past the limit): still unique
+           COALESCE((CAST(:job_ids AS varchar[]))[row_number() OVER (ORDER BY w.id)],
+                    md5(w.id || :event_id)) AS job_id
+    FROM webhooks w
+    WHERE w.project_id = :project_id AND w.active
+      AND w.events @> CAST(:types AS jsonb)
+      AND NOT (w.id = ANY(CAST(:skipped AS varchar[])))
+), written AS (
+    INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, event_type, resource,
+        resource_id, body, status, attempts, job_id, created_at)
+    SELECT webhook_id, :event_id, :project_id, :event_type, :resource, :resource_id, :body,
+        'pending', CAST('[]' AS jsonb), job_id, :now
+    FROM matched
+)
+INSERT INTO jobs (id, name, payload, status, attempts, run_at, created_at, errors, key)
+SELECT job_id, 'webhook.deliver',
+    jsonb_build_object('webhookId', webhook_id, 'eventId', CAST(:event_id AS varchar)),
+    'queued', 0, :now, :now, CAST('[]' AS jsonb), :key_prefix || webhook_id || :key_suffix
+FROM matched
+RETURNING id
+"""
+).bindparams(bindparam("now", type_=UTCDateTime()))
+
+
+async def queue_one(
+    db: AsyncSession,
+    event: Event,
+    *,
+    body: str,
+    skipped: list[str],
+    key_prefix: str,
+    key_suffix: str,
+    job_ids: list[str],
+    now: datetime,
+) -> list[str]:
+    """PostgreSQL: the deliveries of ``event`` to the active webhooks of its project that
+    subscribe to its type (but ``skipped``), and their jobs; answers the jobs' ids."""
+    conn = await db.connection()
+    params = {
+        "job_ids": job_ids,
+        "project_id": event.project_id,
+        "types": encoding.dumps([event.type]).decode(),
+        "skipped": skipped,
+        "event_id": event.id,
+        "event_type": event.type,
+        "resource": event.resource,
+        "resource_id": event.resource_id,
+        "body": body,
+        "now": now,
+        "key_prefix": key_prefix,
+        "key_suffix": key_suffix,
+    }
+    return list((await conn.execute(QUEUE_ONE, params)).scalars())
 
 
 def _one_of_each() -> Any:

@@ -28,7 +28,7 @@ from plumbline.webhook.errors import (
 from plumbline.webhook.schemas import TEST_TYPE, WebhookCreate, WebhookUpdate
 
 ENTITY = "webhook"
-MAX_PER_PROJECT = 20
+MAX_PER_PROJECT = repository.MAX_PER_PROJECT
 AUDITED = ("url", "events", "description", "active")
 FIELDS = repository.FIELDS
 
