@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     # inline: the server runs the jobs its requests queue; worker: `plumbline worker` runs them.
     jobs: Literal["inline", "worker"] = "inline"
     jobs_retention_days: int = Field(7, ge=1, le=3650)
+    # updatedSince lists leave out the rows changed in this last window: a transaction may
+    # still commit rows stamped that long ago (kit/pagination.py, docs/integrations.md).
+    sync_settle_seconds: float = Field(10.0, ge=0, le=3600)
 
     redis_url: str | None = None
     pubsub_prefix: str = "plumbline"
