@@ -98,6 +98,7 @@ def create_app() -> FastAPI:
             "X-Request-Id",
             "Link",
             "ETag",
+            "X-Next-Updated-Since",
             "RateLimit-Limit",
             "RateLimit-Remaining",
             "RateLimit-Reset",

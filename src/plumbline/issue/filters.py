@@ -1,7 +1,8 @@
 """The issue list and export filters.
 
 ``status``, ``priority``, ``issueKind`` (comma-separated values), ``assigneeId``, ``q``
-(title/description, case-insensitive) and ``updatedSince``.
+(title/description, case-insensitive) and ``updatedSince`` (the export's; the list's page
+applies it, in its own order).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from fastapi import Depends, Query
 
 from plumbline.errors import InvalidField
 from plumbline.issue.schemas import KINDS, PRIORITIES, STATUSES
-from plumbline.kit.schema import Instant
+from plumbline.kit.pagination import UpdatedSince
 
 
 @dataclass(frozen=True)
@@ -49,9 +50,7 @@ async def issue_filters(
     q: Annotated[
         str | None, Query(max_length=200, description="Text in the title or description")
     ] = None,
-    updated_since: Annotated[
-        Instant | None, Query(alias="updatedSince", description="Changed at or after")
-    ] = None,
+    updated_since: UpdatedSince = None,
 ) -> IssueFilters:
     return IssueFilters(
         status=_values("status", status, STATUSES),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 from typing import cast as type_cast
 
@@ -113,8 +114,9 @@ HAS_PHOTOS = (
 async def list_rows(
     db: AsyncSession, vis: Visibility, filters: IssueFilters, page: PageParams
 ) -> Sequence[Any]:
-    """Rows of ``FIELDS.columns`` then ``has_photos``."""
-    query = page.apply(select(*FIELDS.columns, HAS_PHOTOS).where(*filtered(vis, filters)), ID)
+    """Rows of ``FIELDS.columns`` then ``has_photos``; the page applies ``updatedSince``."""
+    where = filtered(vis, replace(filters, updated_since=None))
+    query = page.apply(select(*FIELDS.columns, HAS_PHOTOS).where(*where), ID)
     return (await db.execute(query)).all()
 
 

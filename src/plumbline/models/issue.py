@@ -18,7 +18,7 @@ class Issue(IdMixin, ProjectRecordMixin, Base):
         Index("ix_issues_project_id", "project_id", "id"),
         Index("ix_issues_project_status", "project_id", "status"),
         Index("ix_issues_project_assignee", "project_id", "assignee_id"),
-        Index("ix_issues_project_updated", "project_id", "updated_at"),
+        Index("ix_issues_project_updated_id", "project_id", "updated_at", "id"),
         Index("ix_issues_project_kind", "project_id", "issue_kind"),
         Index("ix_issues_maintenance_schedule", "maintenance_schedule_id"),
     )

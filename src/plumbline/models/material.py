@@ -15,6 +15,7 @@ class Material(IdMixin, TimestampMixin, Base):
     __table_args__ = (
         UniqueConstraint("workspace_id", "sku"),
         Index("ix_materials_workspace_id_id", "workspace_id", "id"),
+        Index("ix_materials_workspace_updated_id", "workspace_id", "updated_at", "id"),
     )
 
     workspace_id: Mapped[str] = mapped_column(

@@ -25,6 +25,7 @@ class Asset(IdMixin, ProjectRecordMixin, Base):
     __tablename__ = "assets"
     __table_args__ = (
         Index("ix_assets_project_id_id", "project_id", "id"),
+        Index("ix_assets_project_updated_id", "project_id", "updated_at", "id"),
         # tag unique per project among live assets (a deleted asset's tag may be reused)
         Index(
             "uq_assets_project_tag_live",
