@@ -15,6 +15,7 @@ from starlette.background import BackgroundTask
 
 from plumbline.constraints import conflict_for
 from plumbline.db import AfterCommit, UnitOfWork, database
+from plumbline.idempotency.service import attempting, begin, guarded
 from plumbline.kit.responses import ORJSONResponse
 
 log = logging.getLogger("plumbline")
@@ -56,7 +57,14 @@ class JsonRequest(Request):
 
 class UnitOfWorkRoute(APIRoute):
     """Opens a session, commits once when the response is a success, rolls back otherwise.
-    Endpoints and dependencies take it as ``db: DB`` or ``uow: UoW`` (``plumbline.db``)."""
+    Endpoints and dependencies take it as ``db: DB`` or ``uow: UoW`` (``plumbline.db``).
+    A POST under /api/v1 with an ``Idempotency-Key`` replays the key's first answer, which is
+    stored in the same transaction as the writes that made it (``plumbline.idempotency``)."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        if "POST" in {method.upper() for method in kwargs.get("methods") or ()}:
+            endpoint = guarded(endpoint)
+        super().__init__(path, endpoint, **kwargs)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -68,12 +76,16 @@ class UnitOfWorkRoute(APIRoute):
             # FastAPI parses the body through the request it is handed (its documented way to
             # change how a body is read): one place for every route's JSON.
             request = JsonRequest(request.scope, request.receive)
+            attempt = await begin(request)
             sessions = database.read_sessionmaker if reads_only else database.sessionmaker
             session = sessions()
             uow = UnitOfWork(session, respond_first=True)
             request.state.uow = uow
             try:
-                response = await handler(request)
+                with attempting(attempt):
+                    response = await handler(request)
+                if attempt is not None and response.status_code < 400:
+                    response = await attempt.keep(uow, response)
                 for callback in getattr(request.state, "on_response", ()):
                     callback(response)
                 if response.status_code >= 400:
