@@ -16,14 +16,13 @@ from fastapi import Request, Response
 
 from plumbline.db import UnitOfWork, uow_of
 from plumbline.idempotency import repository
-from plumbline.idempotency.errors import AnswerUnreadable, KeyMalformed, KeyReused
+from plumbline.idempotency.errors import HEADER, AnswerUnreadable, KeyMalformed, KeyReused
 from plumbline.kit import clock, crypto
 from plumbline.kit.client_address import client_ip
 from plumbline.models import IdempotencyKey
 
 F = TypeVar("F", bound=Callable[..., Any])
 PREFIX = "/api/v1/"
-HEADER = "idempotency-key"
 REPLAYED = "Idempotent-Replayed"
 KEPT_FOR = timedelta(hours=24)
 KEY = re.compile(r"[\x20-\x7e]{1,255}")
@@ -105,8 +104,9 @@ class Attempt:
         SQLite: the write lock every transaction takes), and then finds the answer."""
         caller = caller_of(self.request)
         db = uow_of(self.request).session
-        await repository.lock(db, caller, self.key)
-        stored = await repository.get(db, caller, self.key)
+        with db.no_autoflush:  # waits before the credential touch is written, not after it
+            await repository.lock(db, caller, self.key)
+            stored = await repository.get(db, caller, self.key)
         if stored is not None and stored.expires_at > clock.now():
             return _replay(stored, self.fingerprint)
         if stored is not None:  # past its 24 hours, not purged yet: as if it were
