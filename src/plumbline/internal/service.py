@@ -12,6 +12,7 @@ HOUSEKEEPING = (
     "workspaces.purge_deleted",
     "files.purge_stale_uploads",
     "jobs.purge_finished",
+    "events.purge_expired",
     "idempotency.purge_expired",
 )
 
