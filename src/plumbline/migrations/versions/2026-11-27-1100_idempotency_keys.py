@@ -1,7 +1,7 @@
 """idempotency keys: the first answer to each caller's Idempotency-Key, kept 24 hours
 
-Revision ID: 0019_idempotency_keys
-Revises: 0018_events
+Revision ID: 0020_idempotency_keys
+Revises: 0019_merge_integrations
 Create Date: 2026-11-27 11:00:00
 """
 
@@ -13,8 +13,8 @@ from sqlalchemy.dialects import postgresql
 
 import plumbline.db
 
-revision: str = "0019_idempotency_keys"
-down_revision: str | Sequence[str] | None = "0018_events"
+revision: str = "0020_idempotency_keys"
+down_revision: str | Sequence[str] | None = "0019_merge_integrations"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
