@@ -102,6 +102,7 @@ def create_app() -> FastAPI:
             "RateLimit-Limit",
             "RateLimit-Remaining",
             "RateLimit-Reset",
+            "Idempotent-Replayed",
         ],
     )
     app.add_middleware(RequestContextMiddleware, answer=answer)

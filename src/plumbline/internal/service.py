@@ -13,6 +13,7 @@ HOUSEKEEPING = (
     "files.purge_stale_uploads",
     "jobs.purge_finished",
     "events.purge_expired",
+    "idempotency.purge_expired",
 )
 
 
