@@ -28,7 +28,8 @@ from sqlalchemy.exc import IntegrityError
 from plumbline.constraints import conflict_for
 from plumbline.db import UnitOfWork
 from plumbline.errors import AppError, Conflict, InvalidField, ValidationFailed, validation_failed
-from plumbline.kit.schema import ErrorBody
+from plumbline.kit.schema import ErrorDetail
+from plumbline.openapi import errors
 
 MAX_RECORDS = 1000
 Status = Literal["created", "updated", "unchanged", "error"]
@@ -92,8 +93,12 @@ class Upserts(Generic[C, E, K]):
     taken: Callable[[], Conflict]
 
 
-class BulkError(ErrorBody):
+class RecordError(BaseModel):
     """Why one record was refused: the body its single route would have answered."""
+
+    error: str
+    code: str
+    details: list[ErrorDetail] | None = None
 
 
 class BulkResult(BaseModel):
@@ -101,7 +106,7 @@ class BulkResult(BaseModel):
     index: int
     status: Status
     id: str | None = None
-    error: BulkError | None = None
+    error: RecordError | None = None
 
 
 class BulkAnswer(BaseModel):
@@ -112,19 +117,16 @@ class BulkAnswer(BaseModel):
     failed: int
 
 
-class BulkRefusal(ErrorBody, BulkAnswer):
-    """``allOrNothing`` with a refused record: nothing written; the results say what each
-    record would have done (no id for the records that would have been created)."""
-
-
-# The routes' own 400: a body over 1,000 records, or allOrNothing with a refused record.
-BULK_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {
-        "model": BulkRefusal,
-        "description": "Invalid body (over 1,000 records...); with allOrNothing, a refused "
-        "record: nothing written, every record's result",
-    }
-}
+# The routes' own 400: an invalid body (over 1,000 records...) or, with allOrNothing, a refused
+# record: then the body also holds every result and the counts, as the 200 would.
+BULK_RESPONSES = errors(
+    400,
+    texts={
+        400: "Invalid body; with allOrNothing, a refused record: nothing written, and the body "
+        "also holds `results` and the counts (`created`, `updated`, `unchanged`, `failed`) "
+        "of a 200, created records without an id"
+    },
+)
 
 
 class BulkRefused(ValidationFailed):
