@@ -28,11 +28,13 @@ async def _create(uow: UnitOfWork, ctx: ProjectContext, record: IssueRecord) -> 
     return str((await issue_service.create(uow, ctx, record, key_checked=True))["id"])
 
 
-async def _update(uow: UnitOfWork, ctx: ProjectContext, issue: Issue, record: IssueRecord) -> bool:
-    return bool(await issue_service.change(uow, ctx, issue, bulk.as_patch(record, IssueUpdate)))
-
-
-UPSERTS = bulk.Upserts(load=_load, create=_create, update=_update, taken=ExternalIdTaken)
+UPSERTS = bulk.Upserts(
+    load=_load,
+    create=_create,
+    update=issue_service.change,
+    patch=IssueUpdate,
+    taken=ExternalIdTaken,
+)
 
 
 async def upsert(uow: UnitOfWork, ctx: ProjectContext, body: IssueBulk) -> dict[str, Any]:

@@ -30,13 +30,14 @@ async def _create(uow: UnitOfWork, ctx: WorkspaceContext, record: MaterialRecord
 
 
 async def _update(
-    uow: UnitOfWork, ctx: WorkspaceContext, material: Material, record: MaterialRecord
-) -> bool:
-    patch = bulk.as_patch(record, MaterialUpdate)
-    return bool(await material_service.change(uow.session, ctx, material, patch))
+    uow: UnitOfWork, ctx: WorkspaceContext, material: Material, patch: MaterialUpdate
+) -> dict[str, list[Any]]:
+    return await material_service.change(uow.session, ctx, material, patch)
 
 
-UPSERTS = bulk.Upserts(load=_load, create=_create, update=_update, taken=ExternalIdTaken)
+UPSERTS = bulk.Upserts(
+    load=_load, create=_create, update=_update, patch=MaterialUpdate, taken=ExternalIdTaken
+)
 
 
 async def upsert(uow: UnitOfWork, ctx: WorkspaceContext, body: MaterialBulk) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from plumbline.constraints import conflict_for
 from plumbline.db import UnitOfWork
 from plumbline.errors import AppError, Conflict, InvalidField, ValidationFailed, validation_failed
-from plumbline.kit.schema import ErrorDetail
+from plumbline.kit.schema import ErrorDetail, Patch
 from plumbline.openapi import errors
 
 MAX_RECORDS = 1000
@@ -67,8 +67,15 @@ else:
 
 
 class Keyed(Protocol):
+    """A record of a bulk body: a module's create schema with its key."""
+
     @property
     def external_id(self) -> str: ...
+
+    @property
+    def model_fields_set(self) -> set[str]: ...
+
+    def model_dump(self, *, include: Any = None) -> dict[str, Any]: ...
 
 
 class HasId(Protocol):
@@ -79,17 +86,20 @@ class HasId(Protocol):
 K = TypeVar("K", bound=Keyed)
 E = TypeVar("E", bound=HasId)
 C = TypeVar("C")
+P = TypeVar("P", bound=Patch)
 
 
 @dataclass(frozen=True)
-class Upserts(Generic[C, E, K]):
+class Upserts(Generic[C, E, K, P]):
     """One module's part: ``load`` the live records of the scope with these externalIds, each
     with whether the caller may see it (one query); ``create`` one (its id) and ``update``
-    one (whether anything changed) through the module's service."""
+    one with the fields a record sent, as its ``patch`` body (the changes, empty when none),
+    through the module's service; the Conflict a ``taken`` key is."""
 
     load: Callable[[UnitOfWork, C, Sequence[str]], Awaitable[Mapping[str, tuple[E, bool]]]]
     create: Callable[[UnitOfWork, C, K], Awaitable[str]]
-    update: Callable[[UnitOfWork, C, E, K], Awaitable[bool]]
+    update: Callable[[UnitOfWork, C, E, P], Awaitable[Mapping[str, Any]]]
+    patch: type[P]
     taken: Callable[[], Conflict]
 
 
@@ -139,10 +149,7 @@ class BulkRefused(ValidationFailed):
         )
 
 
-P = TypeVar("P", bound=BaseModel)
-
-
-def as_patch(record: BaseModel, patch: type[P]) -> P:
+def as_patch(record: Keyed, patch: type[P]) -> P:
     """The fields a record sent (its key aside) as the module's PATCH body: an update applies
     those only, as a PATCH does (the create's defaults do not)."""
     try:
@@ -151,6 +158,17 @@ def as_patch(record: BaseModel, patch: type[P]) -> P:
         )
     except ValidationError as refusal:  # a value the create takes but a PATCH does not: null
         raise validation_failed(RequestValidationError(refusal.errors())) from None
+
+
+_MISSING = object()
+
+
+def _same(entity: object, patch: Patch) -> bool:
+    """Each field sent already holds the value sent (the patch's names are the columns'): the
+    service would write nothing, so no savepoint is needed. Conservative: a value the service
+    stores differently (a checklist item without its id, a meter without its last reading)
+    goes to the service, which decides."""
+    return all(getattr(entity, name, _MISSING) == value for name, value in patch.sent().items())
 
 
 def _duplicates(records: Sequence[K | Refused]) -> dict[str, list[int]]:
@@ -170,7 +188,7 @@ async def upsert(
     uow: UnitOfWork,
     ctx: C,
     records: Sequence[K | Refused],
-    kind: Upserts[C, E, K],
+    kind: Upserts[C, E, K, P],
     *,
     all_or_nothing: bool,
 ) -> dict[str, Any]:
@@ -189,21 +207,10 @@ async def upsert(
             todo.append((index, record))
     todo.sort(key=lambda item: item[1].external_id)
     existing = await kind.load(uow, ctx, [record.external_id for _, record in todo])
-    db = uow.session
     for index, record in todo:
         result: dict[str, Any] = {"externalId": record.external_id, "index": index}
-        found = existing.get(record.external_id)
         try:
-            if found is not None and not found[1]:
-                raise kind.taken()  # a record the caller may not see has this key
-            async with db.begin_nested():
-                if found is None:
-                    result |= {"status": "created", "id": await kind.create(uow, ctx, record)}
-                else:
-                    entity = found[0]
-                    result["id"] = entity.id  # read now: a refusal expires the entity
-                    changed = await kind.update(uow, ctx, entity, record)
-                    result["status"] = "updated" if changed else "unchanged"
+            result |= await _write(uow, ctx, kind, record, existing.get(record.external_id))
         except AppError as error:
             result = _refused(index, record.external_id, error)
         except IntegrityError as error:
@@ -224,6 +231,26 @@ async def upsert(
     if all_or_nothing and answer["failed"]:
         raise BulkRefused(_unwritten(answer), _details(done))
     return answer
+
+
+async def _write(
+    uow: UnitOfWork, ctx: C, kind: Upserts[C, E, K, P], record: K, found: tuple[E, bool] | None
+) -> dict[str, Any]:
+    """One record created or updated in a savepoint of its own: a refusal (raised) leaves
+    nothing of it written."""
+    if found is None:
+        async with uow.session.begin_nested():
+            return {"status": "created", "id": await kind.create(uow, ctx, record)}
+    entity, seen = found
+    if not seen:
+        raise kind.taken()  # a record the caller may not see has this key
+    done = {"id": entity.id}  # read now: a refusal expires the entity
+    patch = as_patch(record, kind.patch)
+    if _same(entity, patch):
+        return done | {"status": "unchanged"}
+    async with uow.session.begin_nested():
+        changes = await kind.update(uow, ctx, entity, patch)
+    return done | {"status": "updated" if changes else "unchanged"}
 
 
 def _unwritten(answer: dict[str, Any]) -> dict[str, Any]:

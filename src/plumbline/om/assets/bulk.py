@@ -27,12 +27,15 @@ async def _create(uow: UnitOfWork, ctx: ProjectContext, record: AssetRecord) -> 
     return str((await asset_service.create(uow.session, ctx, record, key_checked=True))["id"])
 
 
-async def _update(uow: UnitOfWork, ctx: ProjectContext, asset: Asset, record: AssetRecord) -> bool:
-    patch = bulk.as_patch(record, AssetUpdate)
-    return bool(await asset_service.change(uow.session, ctx, asset, patch))
+async def _update(
+    uow: UnitOfWork, ctx: ProjectContext, asset: Asset, patch: AssetUpdate
+) -> dict[str, list[Any]]:
+    return await asset_service.change(uow.session, ctx, asset, patch)
 
 
-UPSERTS = bulk.Upserts(load=_load, create=_create, update=_update, taken=AssetExternalIdTaken)
+UPSERTS = bulk.Upserts(
+    load=_load, create=_create, update=_update, patch=AssetUpdate, taken=AssetExternalIdTaken
+)
 
 
 async def upsert(uow: UnitOfWork, ctx: ProjectContext, body: AssetBulk) -> dict[str, Any]:
