@@ -12,6 +12,7 @@ for name in (
     "files_transfer",
     "sse_fanout",
     "drawing_ai_sandbox",
+    "conditional",
 ):
     try:
         module = importlib.import_module(f"benchmarks.{name}")

@@ -11,9 +11,10 @@ import sys
 from datetime import timedelta
 
 import orjson
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
-from plumbline.db import database
+from plumbline.audit.service import audit
+from plumbline.db import database, prepare_commit
 from plumbline.kit import clock, crypto
 from plumbline.kit.ids import new_id
 from plumbline.models import (
@@ -147,7 +148,42 @@ async def seed_issues(count: int) -> dict[str, str]:
     return {"key": raw, "projectId": project.id, "workspaceId": workspace.id}
 
 
-SEEDS = {"projects": seed_projects, "issues": seed_issues}
+async def seed_changes(count: int) -> dict[str, str]:
+    """``seed_issues``, then one ``issue.updated`` event per issue written by the event log's
+    own writer (data read back as the API reads it), and a key that reads the change feed."""
+    seeded = await seed_issues(count)
+    raw = f"psk_{crypto.random_token(30)}"
+    project_id, workspace_id = seeded["projectId"], seeded["workspaceId"]
+    async with database.sessionmaker() as db:
+        ids = (await db.execute(select(Issue.id).where(Issue.project_id == project_id))).scalars()
+        for issue_id in ids:
+            audit.entry(
+                db,
+                action="issue.updated",
+                entity_type="issue",
+                entity_id=issue_id,
+                actor="system",
+                workspace_id=workspace_id,
+                project_id=project_id,
+            )
+        await prepare_commit(db)
+        db.add(
+            ApiKey(
+                project_id=project_id,
+                workspace_id=workspace_id,
+                name="bench changes",
+                prefix=raw[:12],
+                key_hash=crypto.sha256_hex(raw),
+                scopes=["project:read", "issues:read"],
+                created_at=clock.now(),
+            )
+        )
+        await db.commit()
+    await database.dispose()
+    return {**seeded, "key": raw}
+
+
+SEEDS = {"projects": seed_projects, "issues": seed_issues, "changes": seed_changes}
 
 if __name__ == "__main__":
     kind, count = sys.argv[1], int(sys.argv[2])

@@ -8,6 +8,8 @@ from plumbline.billing.endpoints import router as billing_router
 from plumbline.cloud.endpoints import router as cloud_router
 from plumbline.dashboard.endpoints import router as dashboard_router
 from plumbline.drawing_ai.endpoints import router as drawing_ai_router
+from plumbline.events.endpoints import materials_router as material_changes_router
+from plumbline.events.endpoints import router as changes_router
 from plumbline.field_report.endpoints import router as field_report_router
 from plumbline.file.endpoints.branding import public_router as branding_public_router
 from plumbline.file.endpoints.branding import router as branding_router
@@ -77,11 +79,13 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, notification_router),
     (API_V1, workspace_router),
     (API_V1, member_router),
+    (API_V1, material_changes_router),  # before the materials': "changes" is no material id
     (API_V1, material_router),
     (API_V1, portal_invites_router),
     (API_V1, project_router),
     (API_V1, api_key_router),
     (API_V1, audit_router),
+    (API_V1, changes_router),
     (API_V1, dashboard_router),
     (API_V1, storage_router),
     (API_V1, folder_router),

@@ -99,6 +99,7 @@ def create_app() -> FastAPI:
         expose_headers=[
             "X-Request-Id",
             "Link",
+            "ETag",
             "RateLimit-Limit",
             "RateLimit-Remaining",
             "RateLimit-Reset",

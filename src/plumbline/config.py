@@ -82,6 +82,8 @@ class Settings(BaseSettings):
     # inline: the server runs the jobs its requests queue; worker: `plumbline worker` runs them.
     jobs: Literal["inline", "worker"] = "inline"
     jobs_retention_days: int = Field(7, ge=1, le=3650)
+    # How long the change feed keeps events (a cursor older than that answers 410).
+    event_retention_days: int = Field(30, ge=1, le=3650)
 
     redis_url: str | None = None
     pubsub_prefix: str = "plumbline"

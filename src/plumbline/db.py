@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -186,6 +188,53 @@ class Database:
 database = Database()
 
 AfterCommit = Callable[[], Awaitable[object]]
+BeforeCommit = Callable[[AsyncSession], Awaitable[object]]
+_BEFORE_COMMIT = "before_commit"  # the session's ``info`` keys of its last writes
+NOTES_KEY = "notes_for_commit"  # and of what they will write
+
+
+def notes(session: AsyncSession) -> dict[str, Any]:
+    """What the transaction's ``before_commit`` writes will write (theirs to arrange), dropped
+    with a rollback."""
+    found: dict[str, Any] = session.info.setdefault(NOTES_KEY, {})
+    return found
+
+
+def before_commit(session: AsyncSession, callback: BeforeCommit) -> None:
+    """Writes to make in the transaction as its last statements, once each, when it is about
+    to commit (the events of its changes: ``events.log``). ``prepare_commit`` runs them."""
+    callbacks: list[BeforeCommit] = session.info.setdefault(_BEFORE_COMMIT, [])
+    if callback not in callbacks:
+        callbacks.append(callback)
+
+
+async def prepare_commit(session: AsyncSession) -> None:
+    """Run the ``before_commit`` writes; whoever commits a session that wrote calls it first
+    (``UnitOfWork.commit``, the job runner)."""
+    for callback in session.info.pop(_BEFORE_COMMIT, ()):
+        await callback(session)
+
+
+def discard_notes(session: AsyncSession) -> None:
+    """Forget the ``before_commit`` writes of work rolled back, and their notes."""
+    session.info.pop(_BEFORE_COMMIT, None)
+    session.info.pop(NOTES_KEY, None)
+
+
+@asynccontextmanager
+async def savepoint(session: AsyncSession) -> AsyncIterator[None]:
+    """A SAVEPOINT around one part of the transaction that may fail alone (a bulk upsert's
+    record): its failure rolls back its writes and forgets the notes they made (their events),
+    and the transaction goes on. The notes of a success stay for the commit."""
+    noted = {key: copy.copy(value) for key, value in notes(session).items()}
+    callbacks = list(session.info.get(_BEFORE_COMMIT, ()))
+    try:
+        async with session.begin_nested():
+            yield
+    except BaseException:
+        session.info[NOTES_KEY] = noted
+        session.info[_BEFORE_COMMIT] = callbacks
+        raise
 
 
 class UnitOfWork:
@@ -232,6 +281,7 @@ class UnitOfWork:
 
     async def commit(self) -> None:
         if self.session.in_transaction():  # else there is nothing to commit
+            await prepare_commit(self.session)
             await self.session.commit()
         self._after_rollback = []
         callbacks, self._after_commit = self._after_commit, []
@@ -244,6 +294,7 @@ class UnitOfWork:
     async def rollback(self) -> None:
         self._after_commit = []
         self._after_response = []
+        discard_notes(self.session)
         await self.session.rollback()
         callbacks, self._after_rollback = self._after_rollback, []
         for callback in callbacks:

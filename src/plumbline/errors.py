@@ -133,6 +133,14 @@ class InvalidTransition(
 class Expired(AppError, status=410, code="EXPIRED", message="This link has expired"): ...
 
 
+class PreconditionFailed(
+    AppError,
+    status=412,
+    code="PRECONDITION_FAILED",
+    message="The resource changed since the entity tag in If-Match (read it again)",
+): ...
+
+
 class PayloadTooLarge(
     AppError, status=413, code="PAYLOAD_TOO_LARGE", message="Request body too large"
 ): ...

@@ -12,9 +12,9 @@ from fastapi import FastAPI, routing
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
-from plumbline import __version__
+from plumbline import __version__, conditional
 from plumbline.kit.schema import ErrorBody
-from plumbline.routing import dependency_calls
+from plumbline.routing import UnitOfWorkRoute, dependency_calls
 
 ERROR_DESCRIPTIONS = {
     "400": "Validation or request error",
@@ -25,6 +25,7 @@ ERROR_DESCRIPTIONS = {
     "409": "Conflict: invalid transition, lock held or revision conflict",
     "413": "Request body too large",
     "415": "Unsupported media type: the body is not JSON, or a file type this route refuses",
+    "412": "Precondition failed: the resource changed since the entity tag in If-Match",
     "429": "Rate limited; see Retry-After",
     "500": "Internal server error",
 }
@@ -62,6 +63,7 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
     )
     components = schema.setdefault("components", {})
     _declare_security(app, schema["paths"], components.setdefault("securitySchemes", {}))
+    _declare_conditions(app, schema["paths"])
     schemas = components.setdefault("schemas", {})
     schemas["ErrorBody"] = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas.update(schemas["ErrorBody"].pop("$defs", {}))
@@ -133,6 +135,60 @@ def _declare_security(app: FastAPI, paths: dict[str, Any], schemes: dict[str, An
                 security = path_item[method.lower()].setdefault("security", [])
                 if {scheme.scheme_name: []} not in security:
                     security.append({scheme.scheme_name: []})
+
+
+# A list of entity tags or "*" (RFC 9110 §13.1.1): what a client generating requests from this
+# description sends is well formed (anything else is a 400).
+ENTITY_TAGS = {"type": "string", "pattern": r'^(\*|(W/)?"[!#-~]*"(, ?(W/)?"[!#-~]*")*)$'}
+ETAG = {
+    "ETag": {
+        "description": "The entity tag of the resource as this route answers it (a hash of "
+        "the body): send it back in If-None-Match to read, in If-Match to write",
+        "schema": {"type": "string"},
+    }
+}
+IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "description": "Entity tags held: 304 (no body) when the resource still has one of them",
+    "schema": ENTITY_TAGS,
+}
+IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "required": False,
+    "description": "Write only if the resource still has this entity tag (its ETag); else "
+    "412 and nothing is written. `*`: only if it exists",
+    "schema": ENTITY_TAGS,
+}
+
+
+def _declare_conditions(app: FastAPI, paths: dict[str, Any]) -> None:
+    """The conditional requests of each route (``plumbline.conditional``): the single-resource
+    reads' ETag, If-None-Match and 304; If-Match and 412 on the writes of their paths."""
+    contexts = list(routing.iter_route_contexts(app.routes))
+    error_ref = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    for context in contexts:
+        route = context.original_route
+        path_item = paths.get(str(context.path))
+        if not isinstance(route, UnitOfWorkRoute) or path_item is None:
+            continue
+        place = conditional.place_of(route, contexts)
+        for method in route.methods or ():
+            operation = path_item[method.lower()]
+            responses = operation.setdefault("responses", {})
+            if place.tagged:
+                responses["200"].setdefault("headers", {}).update(ETAG)
+            if place.read:
+                operation.setdefault("parameters", []).append(IF_NONE_MATCH)
+                responses["304"] = {
+                    "description": "Not modified: the tag is current",
+                    "headers": ETAG,
+                }
+            if place.reader is not None:
+                operation.setdefault("parameters", []).append(IF_MATCH)
+                responses["412"] = {"description": ERROR_DESCRIPTIONS["412"], "content": error_ref}
 
 
 def _schemes(call: Any) -> tuple[Any, ...]:

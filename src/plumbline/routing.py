@@ -13,6 +13,7 @@ from fastapi.routing import APIRoute
 from sqlalchemy.exc import IntegrityError
 from starlette.background import BackgroundTask
 
+from plumbline import conditional
 from plumbline.constraints import conflict_for
 from plumbline.db import AfterCommit, UnitOfWork, database
 from plumbline.kit.responses import ORJSONResponse
@@ -56,15 +57,26 @@ class JsonRequest(Request):
 
 class UnitOfWorkRoute(APIRoute):
     """Opens a session, commits once when the response is a success, rolls back otherwise.
-    Endpoints and dependencies take it as ``db: DB`` or ``uow: UoW`` (``plumbline.db``)."""
+    Endpoints and dependencies take it as ``db: DB`` or ``uow: UoW`` (``plumbline.db``).
+    Conditional requests (ETag, If-Match, If-None-Match) are answered here for every route
+    (``plumbline.conditional``)."""
+
+    # FastAPI's handler of this route, which a conditional write on its path runs to read the
+    # resource first (in the write's own unit of work).
+    read_handler: Callable[[Request], Coroutine[Any, Any, Response]]
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
+        handler = self.read_handler = super().get_route_handler()
         reads_only = getattr(self.endpoint, "__plumbline_read_only__", False)
         if reads_only and not (self.methods or set()) <= {"GET", "HEAD"}:
             raise ValueError(f"{self.path}: only GET routes may be read_only")
+        places: list[conditional.Place] = []  # this route's, found on its first request
 
         async def run(request: Request) -> Response:
+            if not places:
+                places.append(conditional.place_of(self, request.app.routes))
+            place = places[0]
+            conditions = conditional.preconditions(request) if place.read or place.write else None
             # FastAPI parses the body through the request it is handed (its documented way to
             # change how a body is read): one place for every route's JSON.
             request = JsonRequest(request.scope, request.receive)
@@ -73,12 +85,16 @@ class UnitOfWorkRoute(APIRoute):
             uow = UnitOfWork(session, respond_first=True)
             request.state.uow = uow
             try:
+                if conditions is not None and place.write:
+                    await conditional.check_write(session, request, conditions, place.reader)
                 response = await handler(request)
                 for callback in getattr(request.state, "on_response", ()):
                     callback(response)
                 if response.status_code >= 400:
                     await uow.rollback()
                     return response
+                if place.tagged:
+                    response = conditional.answer(response, conditions if place.read else None)
                 await uow.commit()
             except IntegrityError as exc:
                 await uow.rollback()

@@ -10,6 +10,7 @@ from fastapi import Depends, FastAPI
 from plumbline.audit.service import audit
 from plumbline.auth.principal import Principal
 from plumbline.auth.public_token import public_token
+from plumbline.db import DB
 from plumbline.errors import install_error_handlers
 from plumbline.member.invite_tokens import INVITE_LINK
 from plumbline.routing import make_router
@@ -24,9 +25,9 @@ def _app() -> FastAPI:
     router = make_router()
 
     @router.get("/grants/{token}")
-    async def grant(principal: InviteLink) -> dict[str, Any]:
+    async def grant(principal: InviteLink, db: DB) -> dict[str, Any]:
         token = principal.require_token()
-        entry = audit.entry(action="t", entity_type="t", entity_id=None, principal=principal)
+        entry = audit.entry(db, action="t", entity_type="t", entity_id=None, principal=principal)
         return {
             "purpose": token.purpose,
             "workspaceId": token.workspace_id,

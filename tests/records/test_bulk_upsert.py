@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from plumbline.db import database
 from plumbline.kit.ids import new_id
-from plumbline.models import Asset, AuditLog, Issue, Material
+from plumbline.models import Asset, AuditLog, EventLog, Issue, Material
 from tests.factories import (
     QueryCounter,
     World,
@@ -125,6 +125,17 @@ async def count(kind: Kind, world: World, external_ids: list[str]) -> int:
         return int((await db.execute(query)).scalar_one())
 
 
+async def events_of(ids: list[str]) -> list[tuple[str, str]]:
+    """(type, resource id) of the events written about these records, in order."""
+    async with database.sessionmaker() as db:
+        query = (
+            select(EventLog.type, EventLog.resource_id)
+            .where(EventLog.resource_id.in_(ids))
+            .order_by(EventLog.seq)
+        )
+        return [(kind, resource) for kind, resource in (await db.execute(query)).tuples()]
+
+
 async def audit_rows(world: World) -> int:
     async with database.sessionmaker() as db:
         query = select(func.count()).where(AuditLog.workspace_id == world.workspace.id)
@@ -150,10 +161,12 @@ async def test_created_then_unchanged_then_updated(
     assert [r["index"] for r in body["results"]] == [0, 1, 2]
     stored = {key: await read(client, kind, ops, key) for key in three}
     assert [r["id"] for r in body["results"]] == [stored[key]["id"] for key in three]
+    ids = [stored[key]["id"] for key in three]
     for key in three:
         [entry] = await audit_entries(stored[key]["id"])
         assert entry.action == f"{kind.name}.created"
         assert entry.changes["externalId"] == [None, key]
+    assert sorted(await events_of(ids)) == sorted((f"{kind.name}.created", i) for i in ids)
     audited = await audit_rows(ops)
 
     again = await bulk(client, kind, ops, records)
@@ -175,6 +188,7 @@ async def test_created_then_unchanged_then_updated(
     assert updated.action == f"{kind.name}.updated"
     assert list(updated.changes) == [field]
     assert await audit_rows(ops) == audited + 1
+    assert (await events_of(ids))[3:] == [(f"{kind.name}.updated", after["id"])]
     assert await read(client, kind, ops, three[0]) == stored[three[0]]
 
 
@@ -210,6 +224,7 @@ async def test_a_bad_record_among_good_ones(
         assert "more than once" in result["error"]["error"]
     assert all("id" not in result for result in results[1:])
     assert await count(kind, ops, [good]) == 1
+    assert await events_of([results[0]["id"]]) == [(f"{kind.name}.created", results[0]["id"])]
     assert await count(kind, ops, [refused, broken, twice]) == 0
 
 
@@ -287,6 +302,9 @@ async def test_concurrent_bulks_of_one_key_make_one_record(
     records = [kind.record(key) for key in shared]
     answers = await asyncio.gather(*(bulk(client, kind, ops, records) for _ in range(4)))
     assert await count(kind, ops, shared) == 2
+    async with database.sessionmaker() as db:  # no event of a refused record (its rollback)
+        query = select(EventLog.type).where(EventLog.workspace_id == ops.workspace.id)
+        assert sorted((await db.execute(query)).scalars()) == [f"{kind.name}.created"] * 2
     for index in (0, 1):
         outcomes = [answer.json()["results"][index] for answer in answers]
         assert all(answer.status_code == 200 for answer in answers)

@@ -17,6 +17,7 @@ from plumbline.audit import repository
 from plumbline.audit.schemas import AuditFilters, ExportFormat
 from plumbline.auth.principal import Principal
 from plumbline.db import database
+from plumbline.events import log as events
 from plumbline.kit import clock, encoding
 from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
@@ -84,18 +85,19 @@ class AuditService:
         """Append one entry in the request's transaction; ``actor`` is "public" or "system"
         when there is no principal. Written at once (no foreign keys, so the order of the
         request's other writes does not matter)."""
-        await repository.insert_entry(db, self.entry(**fields))
+        await repository.insert_entry(db, self.entry(db, **fields))
 
-    def entry(self, **fields: Unpack[EntryFields]) -> dict[str, Any]:
+    def entry(self, db: AsyncSession, **fields: Unpack[EntryFields]) -> dict[str, Any]:
         """The row ``record`` writes, for a repository that writes it together with its own
-        statement (``repository.with_entry``)."""
+        statement (``repository.with_entry``). An entry whose action is an event also writes
+        that event before the transaction commits (``events.log``)."""
         principal = fields.get("principal")
         actor = fields.get("actor")
         if principal is not None and principal.token is not None:
             actor = "public"
         elif principal is not None:
             actor = "key" if principal.api_key is not None else "user"
-        return {
+        entry = {
             "id": new_id(),
             "workspace_id": fields.get("workspace_id"),
             "project_id": fields.get("project_id"),
@@ -110,6 +112,8 @@ class AuditService:
             "ip": client_ip_var.get(),
             "created_at": clock.now(),
         }
+        events.note(db, entry)
+        return entry
 
     async def list_entries(
         self, db: AsyncSession, *, project_id: str, filters: AuditFilters, page: PageParams

@@ -68,6 +68,7 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "dashboard": None,
     "projects": None,
     "audit": None,
+    "changes": None,  # each resource's changes follow its own plan gate (events.feed)
     "api-keys": None,
     "workspaces": None,
     "members": None,

@@ -1,8 +1,11 @@
-"""Every event type integrators can subscribe to: the audit action that writes it, by resource.
+"""Every event type integrators can subscribe to, and the audit action that writes each.
 
-An audit entry whose action is listed here also writes an event (``events.service``)."""
+An audit entry whose action is in ``ACTIONS`` also writes an event (``events.log``): the
+entry names the change, the event carries the resource as the API returns it."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 # resource -> the actions on it that are events ("<resource>.<verb>")
 RESOURCES: dict[str, tuple[str, ...]] = {
@@ -15,6 +18,7 @@ RESOURCES: dict[str, tuple[str, ...]] = {
         "created",
         "updated",
         "sent",
+        "viewed",
         "accepted",
         "declined",
         "changes_requested",
@@ -23,7 +27,7 @@ RESOURCES: dict[str, tuple[str, ...]] = {
     ),
     "asset": ("created", "updated", "deleted"),
     "meter_reading": ("created",),
-    "maintenance_schedule": ("created", "updated", "completed", "deleted"),
+    "maintenance_schedule": ("created", "updated", "completed"),
     "inspection_run": ("created", "updated", "completed", "deleted"),
     "schedule": ("replaced",),
     "material": ("created", "updated", "deleted"),
@@ -34,3 +38,37 @@ RESOURCES: dict[str, tuple[str, ...]] = {
 TYPES: tuple[str, ...] = tuple(
     f"{resource}.{verb}" for resource, verbs in RESOURCES.items() for verb in verbs
 )
+
+
+class Source(NamedTuple):
+    """How an audit entry names its event: the type, and where the resource's id is (the
+    entry's entity, or the new value of one of its ``changes`` when the entity is a parent)."""
+
+    type: str
+    id_change: str | None = None  # the ``changes`` key holding [old, new] ids
+
+    @property
+    def resource(self) -> str:
+        return self.type.split(".", 1)[0]
+
+    @property
+    def deleted(self) -> bool:
+        return self.type.endswith(".deleted")
+
+
+# Audit actions named like their event need no entry here.
+_RENAMED: dict[str, Source] = {
+    "issue.commented": Source("comment.created", "commentId"),
+    "field_report.emailed": Source("field_report.updated"),
+    "proposal.resent": Source("proposal.sent"),
+    "asset.meter_read": Source("meter_reading.created", "readingId"),
+    "maintenance_schedule.meter_due": Source("maintenance_schedule.updated"),
+    "file.uploaded": Source("file.created"),
+    "file.version_added": Source("file_version.created", "fileVersionId"),
+    "file.version_deleted": Source("file_version.deleted", "fileVersionId"),
+}
+_RENAMED_TYPES = {source.type for source in _RENAMED.values()}
+ACTIONS: dict[str, Source] = {
+    **{type_: Source(type_) for type_ in TYPES if type_ not in _RENAMED_TYPES},
+    **_RENAMED,
+}

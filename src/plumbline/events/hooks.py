@@ -18,6 +18,8 @@ class Event:
     """One change, as written in the ``events`` table and sent to webhooks."""
 
     id: str
+    seq: int  # its number in its stream, in commit order
+    stream: str  # its project, or its workspace for workspace resources (materials)
     type: str  # "issue.created", "rfi.answered", "proposal.accepted" (catalogue.TYPES)
     created_at: datetime
     workspace_id: str
@@ -25,7 +27,7 @@ class Event:
     actor: dict[str, str | None]  # {"type": "user" | "key" | "public" | "system", "id": ...}
     resource: str  # the resource kind: "issue", "rfi", "material", ...
     resource_id: str
-    data: dict[str, Any] | None  # the resource exactly as the API returns it; None once deleted
+    data: dict[str, Any]  # the resource exactly as the API returns it; a tombstone once deleted
 
     def body(self) -> dict[str, Any]:
         """What a webhook receives and the change feed answers."""

@@ -10,7 +10,7 @@ report as a PDF; ``emailCount`` counts the messages sent, ``lastEmailedAt`` the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -22,6 +22,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import found
+from plumbline.events.readers import reader
 from plumbline.field_report import render
 from plumbline.field_report import repository as repo
 from plumbline.field_report.errors import (
@@ -42,6 +43,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.mail.tasks import queue
 from plumbline.models import FieldReport
 from plumbline.records import add_record, soft_delete
+from plumbline.records.repository import rows_by_id
 from plumbline.records.visibility import Visibility
 
 ENTITY = "field_report"
@@ -70,6 +72,11 @@ def total_workers(manpower: list[dict[str, Any]] | None) -> int:
 
 def to_read(values: Mapping[Any, Any]) -> dict[str, Any]:
     return FIELDS.read(values, totalWorkers=total_workers(values["manpower"]))
+
+
+@reader("field_report")
+async def reports_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    return {row.id: to_read(row._mapping) for row in await rows_by_id(db, FIELDS, ids)}
 
 
 def project_today(ctx: ProjectContext) -> date:

@@ -20,6 +20,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden, InvalidField, NotFound, found
+from plumbline.events.readers import reader
 from plumbline.file import repository, upload_repository
 from plumbline.file.errors import FileLocked, NameTaken
 from plumbline.file.objects import discard_after_commit
@@ -63,6 +64,20 @@ def opened_dict(file: File, version: FileVersion) -> dict[str, Any]:
         "name": file.name,
         "contentType": version.content_type,
         "sizeBytes": version.size_bytes,
+    }
+
+
+@reader("file")
+async def files_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    return {row.id: file_dict(row) for row in await repository.files_by_id(db, ids)}
+
+
+@reader("file_version")
+async def versions_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """A version as the file's revisions list it, with the file it belongs to."""
+    return {
+        v.id: answer(VersionRead, v) | {"fileId": v.file_id}
+        for v in await repository.versions_by_id(db, ids)
     }
 
 
@@ -200,9 +215,8 @@ class FileService:
             latest.version,
             now,
         )
-        await audit_change(
-            db, ctx, ("file", file.id), "file.version_deleted", {"version": [version, None]}
-        )
+        changes = {"fileVersionId": [target.id, None], "version": [version, None]}
+        await audit_change(db, ctx, ("file", file.id), "file.version_deleted", changes)
         discard_after_commit(uow, [target.storage_key])
 
     async def _open(self, db: AsyncSession, file: File) -> dict[str, Any]:

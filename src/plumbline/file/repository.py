@@ -196,6 +196,20 @@ async def get_version(db: AsyncSession, file_id: str, version: int | None) -> Fi
     return (await db.execute(query)).scalar_one_or_none()
 
 
+async def files_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Any]:
+    """``list_files``' rows of these files, live or not (their events)."""
+    query = (
+        select(*_file_columns())
+        .outerjoin(FileVersion, FileVersion.id == File.latest_version_id)
+        .where(File.id.in_(ids))
+    )
+    return (await db.execute(query)).all()
+
+
+async def versions_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[FileVersion]:
+    return (await db.execute(select(FileVersion).where(FileVersion.id.in_(ids)))).scalars().all()
+
+
 async def versions_of_files(db: AsyncSession, file_ids: Sequence[str]) -> Sequence[Any]:
     """``(id, file_id, size_bytes, storage_key)`` of the live versions of these files."""
     if not file_ids:

@@ -371,7 +371,13 @@ class UploadService:
             ("file", file.id),
             "file.uploaded" if is_new else "file.version_added",
             created(
-                {"name": file.name, "version": version, "sizeBytes": size, "sha256": body.sha256}
+                {
+                    "fileVersionId": file_version.id,
+                    "name": file.name,
+                    "version": version,
+                    "sizeBytes": size,
+                    "sha256": body.sha256,
+                }
             ),
         )
         return finish(upload, result)

@@ -8,7 +8,12 @@ from plumbline.jobs import enqueue, repository
 from plumbline.jobs.runner import run_due
 from plumbline.kit import clock
 
-HOUSEKEEPING = ("workspaces.purge_deleted", "files.purge_stale_uploads", "jobs.purge_finished")
+HOUSEKEEPING = (
+    "workspaces.purge_deleted",
+    "files.purge_stale_uploads",
+    "jobs.purge_finished",
+    "events.purge_expired",
+)
 
 
 async def run_maintenance(uow: UnitOfWork) -> dict[str, Any]:

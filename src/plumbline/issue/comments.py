@@ -11,6 +11,7 @@ from plumbline.audit.service import audit_change
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import Forbidden
+from plumbline.events.readers import reader
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_row
 from plumbline.issue.schemas import CommentCreate
@@ -31,6 +32,11 @@ def comment_dict(row: Sequence[Any]) -> dict[str, Any]:
         "authorName": (author_name or "Unknown user") if author_id is not None else "API key",
         "createdAt": iso(created_at),
     }
+
+
+@reader("comment")
+async def comments_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    return {row[0]: comment_dict(row) for row in await repo.comments_by_id(db, ids)}
 
 
 class IssueCommentService:

@@ -122,6 +122,11 @@ async def list_rows(
     return (await db.execute(query)).all()
 
 
+async def rows_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Any]:
+    """``list_rows``' rows of these issues, whoever may see them (their events)."""
+    return (await db.execute(select(*FIELDS.columns, HAS_PHOTOS).where(T.id.in_(ids)))).all()
+
+
 async def get_row(db: AsyncSession, vis: Visibility, issue_id: str) -> Any:
     """The issue's ``FIELDS.columns`` row, or None."""
     query = select(*FIELDS.columns).where(T.id == issue_id, *visible(vis))
@@ -247,6 +252,15 @@ async def list_comments(db: AsyncSession, issue_id: str, page: PageParams) -> Se
         .where(IssueComment.issue_id == issue_id)
     )
     return (await db.execute(page.apply(query, IssueComment.id))).all()
+
+
+async def comments_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Row[Any]]:
+    query: Any = (
+        select(*COMMENT_COLUMNS)
+        .outerjoin(User, User.id == IssueComment.author_id)
+        .where(IssueComment.id.in_(ids))
+    )
+    return (await db.execute(query)).all()
 
 
 async def insert_comment(db: AsyncSession, values: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden, InvalidField
+from plumbline.events.readers import reader
 from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
@@ -131,6 +132,15 @@ def new_issue(
         "resolved_at": now if status == "RESOLVED" else None,
         "closed_at": now if status == "CLOSED" else None,
     }
+
+
+@reader("issue")
+async def issues_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """As the list reads them: the photo query only for issues that have photos (a create's
+    event costs one query)."""
+    rows = await repo.rows_by_id(db, ids)
+    photos = await PHOTOS.of(db, [row[0] for row in rows if row[-1]])
+    return {row[0]: FIELDS.row(row, referencePhotos=photos.get(row[0]) or []) for row in rows}
 
 
 class IssueService:
@@ -277,6 +287,7 @@ class IssueService:
         """Write a new issue (``new_issue`` values) under the project's next number, audited;
         answers the issue as read."""
         entry = audit.entry(
+            db,
             action="issue.created",
             entity_type="issue",
             entity_id=values["id"],

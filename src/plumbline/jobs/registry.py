@@ -21,6 +21,7 @@ TASK_MODULES = (
     "plumbline.file.tasks",
     "plumbline.workspace.tasks",
     "plumbline.jobs.tasks",
+    "plumbline.events.tasks",
     "plumbline.digest.tasks",
     "plumbline.proposal.tasks",
 )

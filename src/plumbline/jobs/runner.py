@@ -10,7 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from plumbline.config import settings
-from plumbline.db import UnitOfWork, database
+from plumbline.db import UnitOfWork, database, discard_notes, prepare_commit
 from plumbline.jobs import repository
 from plumbline.jobs.registry import TASKS, Payload, Permanent, load_tasks
 from plumbline.kit import clock
@@ -90,8 +90,10 @@ async def run_next(ids: Sequence[str] | None = None) -> bool:
             try:
                 async with db.begin_nested():
                     await run_task(uow, job.name, job.payload)
+                    await prepare_commit(db)
             except Exception as exc:
                 uow = UnitOfWork(db)  # what it queued was rolled back with it
+                discard_notes(db)
                 error = f"{type(exc).__name__}: {exc}"[:2000]
                 log.warning("job failed", extra={"jobId": job.id, "job": job.name, "error": error})
                 errors = [*job.errors, {"attempt": attempts, "at": clock.iso(now), "error": error}]

@@ -80,14 +80,12 @@ async def by_external_ids(
     return (await db.execute(query)).scalars().all()
 
 
-async def by_skus(db: AsyncSession, workspace_id: str, skus: Sequence[str]) -> dict[str, str]:
-    """``{sku: material id}`` of the workspace's materials with one of ``skus``."""
+async def by_skus(db: AsyncSession, workspace_id: str, skus: Sequence[str]) -> dict[str, Material]:
+    """``{sku: material}`` of the workspace's materials with one of ``skus``."""
     if not skus:
         return {}
-    query = select(Material.sku, Material.id).where(
-        Material.workspace_id == workspace_id, Material.sku.in_(skus)
-    )
-    return {sku: id_ for sku, id_ in (await db.execute(query)).tuples() if sku is not None}
+    query = select(Material).where(Material.workspace_id == workspace_id, Material.sku.in_(skus))
+    return {m.sku: m for m in (await db.execute(query)).scalars() if m.sku is not None}
 
 
 async def by_ids(db: AsyncSession, workspace_id: str, ids: Sequence[str]) -> dict[str, Any]:

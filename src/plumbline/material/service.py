@@ -14,9 +14,10 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, audit_update, created
+from plumbline.audit.service import audit_change, audit_update, created, diff
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.errors import ValidationFailed, found
+from plumbline.events.readers import reader
 from plumbline.kit import clock, money
 from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
@@ -29,6 +30,7 @@ from plumbline.material.schemas import MaterialCreate, MaterialFilters, Material
 from plumbline.models import Material
 from plumbline.proposal.drafts.schemas import ItemIn
 from plumbline.records import export
+from plumbline.records.repository import rows_by_id
 
 ENTITY = "material"
 DEFAULT_CURRENCY = "USD"
@@ -45,14 +47,19 @@ def to_read(values: Any) -> dict[str, Any]:
     return body
 
 
+@reader("material")
+async def materials_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    return {row.id: _row(row) for row in await rows_by_id(db, FIELDS, ids)}
+
+
 def _row(row: Sequence[Any]) -> dict[str, Any]:
     body = FIELDS.row(row)
     body["unitPrice"] = money.text(body["unitPrice"])
     return body
 
 
-def _audited(material: Material) -> dict[str, Any]:
-    values = FIELDS.audited(material, WRITTEN)
+def _audited(material: Material, names: Sequence[str] = WRITTEN) -> dict[str, Any]:
+    values = FIELDS.audited(material, names)
     values["unitPrice"] = money.text(values["unitPrice"])
     return values
 
@@ -173,8 +180,8 @@ class MaterialService:
                     "updated_at": now,
                 }
                 if data.sku in existing:
-                    result |= {"action": "updated", "id": existing[data.sku]}
-                    updates.append({"id": existing[data.sku], **values})
+                    result |= {"action": "updated", "id": existing[data.sku].id}
+                    updates.append({"id": existing[data.sku].id, **values})
                 else:
                     material_id = new_id()
                     result |= {"action": "created", "id": material_id}
@@ -199,10 +206,18 @@ class MaterialService:
                 results=results,
             )
         if not dry_run:
+            befores = {m.id: _audited(m) for m in existing.values()}
             await repo.insert_many(db, inserts)
             await repo.update_many(db, updates)
-            changes = {"created": [None, len(inserts)], "updated": [None, len(updates)]}
-            await audit_change(db, ctx, (ENTITY, None), "material.imported", changes)
+            # Each material's own entry (and event), as a single create or update writes it.
+            for values in inserts:
+                changes = created(_audited(Material(**values)))
+                await audit_change(db, ctx, (ENTITY, values["id"]), "material.created", changes)
+            for values in updates:
+                before = befores[values["id"]]
+                after = before | _audited(Material(**values), EDITABLE)  # the key stays
+                changes = diff(before, after)
+                await audit_change(db, ctx, (ENTITY, values["id"]), "material.updated", changes)
         return {
             "dryRun": dry_run,
             "created": len(inserts),

@@ -6,6 +6,7 @@ from plumbline.models.billing import BillingEvent
 from plumbline.models.cloud import CloudAuthorization, CloudConnection
 from plumbline.models.digest import DigestRun
 from plumbline.models.drawing_ai import SheetResult
+from plumbline.models.event import EventLog, EventStream
 from plumbline.models.field_report import FieldReport
 from plumbline.models.file import (
     Attachment,
@@ -55,6 +56,8 @@ __all__ = [
     "CloudConnection",
     "DigestRun",
     "EmailInvite",
+    "EventLog",
+    "EventStream",
     "FieldReport",
     "File",
     "FileLock",

@@ -2,19 +2,22 @@
 
 The contractor's routes answer ``to_read``; the client's portal ``client_view``, a part of it."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import BaseModel, create_model
 from pydantic.alias_generators import to_snake
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.events.readers import reader
 from plumbline.kit import clock, money
 from plumbline.models import Project, Proposal, Workspace
 from plumbline.proposal.document import letter
 from plumbline.proposal.status import ProposalStatus, shown
 from plumbline.records.fields import Fields
+from plumbline.records.repository import rows_by_id
 
 ENTITY = "proposal"  # in the audit log
 DeclineReason = Literal["PRICE_TOO_HIGH", "TIMING", "SCOPE", "OTHER_COMPANY", "OTHER"]
@@ -120,6 +123,11 @@ def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]
     for name in PERCENT:
         body[name] = number_text(Decimal(body[name]))
     return body
+
+
+@reader("proposal")
+async def proposals_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    return {row.id: to_read(row._mapping) for row in await rows_by_id(db, FIELDS, ids)}
 
 
 def status_now(proposal: Proposal) -> str:

@@ -12,7 +12,7 @@ A reopened item starts again from OPEN, so its assignees pick it up anew. New it
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,6 +22,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import AppError, ValidationFailed, found
+from plumbline.events.readers import reader
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -44,7 +45,7 @@ from plumbline.punch.schemas import (
 )
 from plumbline.records import Notice, add_record, references, soft_delete
 from plumbline.records.references import FILE_VERSION
-from plumbline.records.repository import assignable
+from plumbline.records.repository import assignable, rows_by_id
 from plumbline.records.uploads import RecordFiles, Uploads
 from plumbline.records.visibility import Visibility
 
@@ -81,6 +82,15 @@ AUDITED = (*EDITABLE, "status", "closedAt")
 
 def _snapshot(item: PunchItem, assignee_ids: list[str]) -> dict[str, Any]:
     return FIELDS.audited(item, AUDITED) | {"assigneeIds": list(assignee_ids)}
+
+
+@reader("punch")
+async def punch_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    assignees, photos = await ASSIGNEES.of(db, ids), await PHOTOS.of(db, ids)
+    return {
+        row.id: FIELDS.row(row, assigneeIds=assignees[row.id], referencePhotos=photos[row.id])
+        for row in await rows_by_id(db, FIELDS, ids)
+    }
 
 
 class PunchService:

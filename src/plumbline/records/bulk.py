@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError, ValidatorFunctionWrapHandler, W
 from sqlalchemy.exc import IntegrityError
 
 from plumbline.constraints import conflict_for
-from plumbline.db import UnitOfWork
+from plumbline.db import UnitOfWork, savepoint
 from plumbline.errors import AppError, Conflict, InvalidField, ValidationFailed, validation_failed
 from plumbline.kit.schema import ErrorDetail, Patch
 from plumbline.openapi import errors
@@ -239,7 +239,7 @@ async def _write(
     """One record created or updated in a savepoint of its own: a refusal (raised) leaves
     nothing of it written."""
     if found is None:
-        async with uow.session.begin_nested():
+        async with savepoint(uow.session):
             return {"status": "created", "id": await kind.create(uow, ctx, record)}
     entity, seen = found
     if not seen:
@@ -248,7 +248,7 @@ async def _write(
     patch = as_patch(record, kind.patch)
     if _same(entity, patch):
         return done | {"status": "unchanged"}
-    async with uow.session.begin_nested():
+    async with savepoint(uow.session):
         changes = await kind.update(uow, ctx, entity, patch)
     return done | {"status": "updated" if changes else "unchanged"}
 

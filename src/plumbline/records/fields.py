@@ -33,6 +33,7 @@ class Fields:
     ) -> None:
         """``json_text``: select JSON columns as their text (for a module that does not read
         them), so a 1,000-row page's JSON is neither parsed nor re-encoded."""
+        self.table = table
         self.names = dict(names)
         self.keys = tuple(column for column in names.values() if column is not None)
         formats: dict[str, Callable[[Any], Any]] = {}

@@ -10,9 +10,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.permissions import ProjectRole
 from plumbline.authz.project import ProjectContext
+from plumbline.db import Rows
 from plumbline.models import FileVersion, Membership, ProjectMember
+from plumbline.records.fields import Fields
 
 CONTRIBUTORS = (ProjectRole.CONTRACTOR.value, ProjectRole.SUBCONTRACTOR.value)
+
+
+async def rows_by_id(db: AsyncSession, fields: Fields, ids: Sequence[str]) -> Rows:
+    """The ``fields.columns`` rows of these records, whoever may see them (their events)."""
+    query = select(*fields.columns).where(fields.table.c.id.in_(ids))
+    return (await db.execute(query)).all()
 
 
 async def assignable(

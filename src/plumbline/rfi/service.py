@@ -12,6 +12,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import Forbidden, InvalidField
+from plumbline.events.readers import reader
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
@@ -19,7 +20,7 @@ from plumbline.models import Rfi, RfiMessage
 from plumbline.notification.service import notification
 from plumbline.records import Notice, add_record, references, soft_delete
 from plumbline.records.references import FILE_VERSION, ISSUE
-from plumbline.records.repository import assignable
+from plumbline.records.repository import assignable, rows_by_id
 from plumbline.records.visibility import Visibility
 from plumbline.rfi.access import visible_rfi
 from plumbline.rfi.attachments import ATTACHMENTS
@@ -82,6 +83,13 @@ def rfi_dict(
         ballInCourt=ball_in_court(values["status"], values["manager_id"], assignee_ids),
         attachments=attachments,
     )
+
+
+@reader("rfi")
+async def rfis_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    assignees, files = await ASSIGNEES.of(db, ids), await ATTACHMENTS.of(db, ids)
+    rows = await rows_by_id(db, FIELDS, ids)
+    return {row.id: rfi_dict(row._mapping, assignees[row.id], files[row.id]) for row in rows}
 
 
 class RfiService:

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change
 from plumbline.authz.project import ProjectContext
+from plumbline.events.readers import reader
 from plumbline.kit import clock
 from plumbline.kit.clock import iso
 from plumbline.kit.export import csv_cell
@@ -65,18 +66,29 @@ def _readable(ctx: ProjectContext) -> None:
     Visibility.of(ctx, "showSchedule").collection(ScheduleHiddenFromClients)
 
 
+async def _schedule(db: AsyncSession, project_id: str) -> dict[str, Any]:
+    """A project's schedule: its tasks, version and last update (version 0 before any)."""
+    rows = await repo.read(db, project_id)
+    if not rows:
+        return {"tasks": [], "version": 0, "updatedAt": None}
+    return {
+        "tasks": [_task(row._mapping) for row in rows if row.id is not None],
+        "version": rows[0].version,
+        "updatedAt": iso(rows[0].schedule_updated_at),
+    }
+
+
+@reader("schedule")
+async def schedules_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """A schedule's id is its project's."""
+    return {project_id: await _schedule(db, project_id) for project_id in ids}
+
+
 class ScheduleService:
     async def get(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
         """The project's schedule: its tasks, version and last update (version 0 before any)."""
         _readable(ctx)
-        rows = await repo.read(db, ctx.project.id)
-        if not rows:
-            return {"tasks": [], "version": 0, "updatedAt": None}
-        return {
-            "tasks": [_task(row._mapping) for row in rows if row.id is not None],
-            "version": rows[0].version,
-            "updatedAt": iso(rows[0].schedule_updated_at),
-        }
+        return await _schedule(db, ctx.project.id)
 
     async def replace(
         self, db: AsyncSession, ctx: ProjectContext, data: ScheduleIn

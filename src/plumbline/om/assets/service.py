@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField, found
+from plumbline.events.readers import reader
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
@@ -28,6 +29,7 @@ from plumbline.om.errors import AssetExternalIdTaken, AssetInUse, AssetNotFound,
 from plumbline.om.maintenance.service import maintenance
 from plumbline.records import add_record, references, soft_delete
 from plumbline.records.references import ASSET
+from plumbline.records.repository import rows_by_id
 
 ENTITY = "asset"
 # What an update may change, and the audit log compares.
@@ -48,6 +50,17 @@ def _view(result: dict[str, Any]) -> dict[str, Any]:
     """An asset's answer (``FIELDS``) with its meters as the API shows them."""
     result["meters"] = [meter_view(m) for m in result["meters"] or ()]
     return result
+
+
+@reader("asset")
+async def assets_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    return {row.id: _view(FIELDS.row(row)) for row in await rows_by_id(db, FIELDS, ids)}
+
+
+@reader("meter_reading")
+async def readings_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    rows = await rows_by_id(db, READING_FIELDS, ids)
+    return {row.id: _reading(READING_FIELDS.row(row)) for row in rows}
 
 
 def _meters(
@@ -215,7 +228,11 @@ class AssetService:
             ctx,
             (ENTITY, asset.id),
             "asset.meter_read",
-            {"meterType": [None, body.meter_type], "value": [None, str(value)]},
+            {
+                "readingId": [None, reading["id"]],
+                "meterType": [None, body.meter_type],
+                "value": [None, str(value)],
+            },
         )
         await db.flush()
         return _reading(READING_FIELDS.read(reading))

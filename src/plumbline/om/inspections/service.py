@@ -4,6 +4,7 @@ completing a run is ``completion``'s, templates are ``templates``'s."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -11,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import ValidationFailed, found
+from plumbline.events.readers import reader
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.models import InspectionRun
@@ -21,6 +23,7 @@ from plumbline.om.inspections.repository import PHOTO_ENTITY, RUN_FIELDS
 from plumbline.om.inspections.schemas import Result, RunCreate, RunUpdate
 from plumbline.records import add_record, references, soft_delete
 from plumbline.records.references import ASSET, INSPECTION_TEMPLATE
+from plumbline.records.repository import rows_by_id
 from plumbline.records.uploads import RecordFiles, Uploads
 from plumbline.records.visibility import Visibility
 
@@ -44,15 +47,20 @@ def visibility(ctx: ProjectContext) -> Visibility:
     return Visibility(ctx.project.id, True, ctx.user_id if ctx.is_external else None)
 
 
-class RunService:
-    async def _read_runs(
-        self, db: AsyncSession, runs: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
-        photos = await PHOTOS.of(db, [run["id"] for run in runs])
-        for run in runs:
-            run["photos"] = photos.get(run["id"], [])
-        return runs
+async def with_photos(db: AsyncSession, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    photos = await PHOTOS.of(db, [run["id"] for run in runs])
+    for run in runs:
+        run["photos"] = photos.get(run["id"], [])
+    return runs
 
+
+@reader("inspection_run")
+async def runs_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    runs = [RUN_FIELDS.row(row) for row in await rows_by_id(db, RUN_FIELDS, ids)]
+    return {run["id"]: run for run in await with_photos(db, runs)}
+
+
+class RunService:
     async def require(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> InspectionRun:
         """A run the caller sees, else 404."""
         return found(await repo.get_run(db, visibility(ctx), run_id), RunNotFound())
@@ -65,7 +73,7 @@ class RunService:
 
     async def read(self, db: AsyncSession, run: InspectionRun) -> dict[str, Any]:
         """The run as the API answers it, with its photos."""
-        return (await self._read_runs(db, [RUN_FIELDS.read(RUN_FIELDS.of(run))]))[0]
+        return (await with_photos(db, [RUN_FIELDS.read(RUN_FIELDS.of(run))]))[0]
 
     async def list_runs(
         self,
@@ -84,7 +92,7 @@ class RunService:
                 db, visibility(ctx), page, template_id=template_id, asset_id=asset_id, status=status
             )
         )
-        return await self._read_runs(db, [RUN_FIELDS.row(row) for row in rows]), headers
+        return await with_photos(db, [RUN_FIELDS.row(row) for row in rows]), headers
 
     async def get_run(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> dict[str, Any]:
         """One run the caller sees (404 otherwise)."""

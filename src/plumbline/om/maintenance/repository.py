@@ -19,6 +19,7 @@ from plumbline.models import (
     MaintenanceCompletion,
     MaintenanceSchedule,
     MaintenanceWorkOrder,
+    Project,
 )
 from plumbline.om.maintenance.schemas import ScheduleRead
 from plumbline.records.fields import Fields
@@ -43,6 +44,16 @@ async def list_rows(
     if asset_id is not None:
         query = query.where(S.asset_id == asset_id)
     return (await db.execute(page.apply(query, MaintenanceSchedule.id))).all()
+
+
+async def rows_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Any]:
+    """``list_rows``' rows of these schedules, then their project's time zone (events)."""
+    query = (
+        select(*FIELDS.columns, *DUE_COLUMNS, Project.timezone)
+        .join(Project, Project.id == S.project_id)
+        .where(S.id.in_(ids))
+    )
+    return (await db.execute(query)).all()
 
 
 async def get(

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField, found
+from plumbline.events.readers import reader
 from plumbline.issue.service import checklist
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
@@ -60,9 +61,9 @@ def _view(
     values: dict[str, Any],
     calendar_due: datetime,
     meter_due: datetime | None,
-    ctx: ProjectContext,
+    timezone: str | None,
 ) -> dict[str, Any]:
-    tz = recurrence.zone(ctx.project.timezone)
+    tz = recurrence.zone(timezone)
     due = recurrence.effective_due(calendar_due, meter_due)
     values["nextDueAt"] = clock.iso(due)
     values["dueLabel"] = METER_LABEL if values["meterType"] else "Calendar"
@@ -75,7 +76,16 @@ def _view(
 def read(schedule: MaintenanceSchedule, ctx: ProjectContext) -> dict[str, Any]:
     """The schedule as the API answers it, with its derived due date, label and health."""
     values = FIELDS.read(FIELDS.of(schedule))
-    return _view(values, schedule.next_due_at, schedule.meter_due_at, ctx)
+    return _view(values, schedule.next_due_at, schedule.meter_due_at, ctx.project.timezone)
+
+
+@reader("maintenance_schedule")
+async def schedules_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    width = len(FIELDS.columns)
+    return {
+        row.id: _view(FIELDS.row(row), row[width], row[width + 1], row[width + 2])
+        for row in await repo.rows_by_id(db, ids)
+    }
 
 
 def audited(schedule: MaintenanceSchedule) -> dict[str, Any]:
@@ -115,7 +125,8 @@ class MaintenanceService:
         """The project's schedules, newest first, of one asset when ``asset_id`` is given."""
         rows, headers = page.finish(await repo.list_rows(db, ctx.project.id, asset_id, page))
         width = len(FIELDS.columns)
-        return [_view(FIELDS.row(row), row[width], row[width + 1], ctx) for row in rows], headers
+        tz = ctx.project.timezone
+        return [_view(FIELDS.row(row), row[width], row[width + 1], tz) for row in rows], headers
 
     async def require(
         self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, *, lock: bool = False
