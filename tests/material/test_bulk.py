@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from plumbline.kit.ids import new_id
-from tests.factories import World, create_api_key, key_headers
+from tests.factories import World, audit_entries, create_api_key, key_headers
 
 
 def _url(world: World, suffix: str = "") -> str:
@@ -84,3 +84,5 @@ async def test_a_csv_import_keeps_the_keys(client: httpx.AsyncClient, world: Wor
     )
     [material] = listed.json()
     assert (material["name"], material["unitPrice"]) == ("Cable 2", "3.00")
+    *_, entry = await audit_entries(created["id"])
+    assert entry.changes == {"name": ["Cable", "Cable 2"], "unitPrice": ["0.00", "3.00"]}
