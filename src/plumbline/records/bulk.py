@@ -5,8 +5,8 @@ module's own service (the single routes' rules, audit entries and notifications)
 - Each record runs in a savepoint of its own: a refused one leaves nothing half-written and
   the others go on. Records are written in externalId order, so two bulks over the same keys
   take their locks in one order (no deadlock).
-- A record whose values equal the stored ones is ``unchanged``: its service writes nothing (no
-  audit entry, no ``updatedAt``), so running the same body twice changes nothing the second
+- A record whose values equal the stored ones is ``unchanged``: nothing is written (no audit
+  entry, no event, no ``updatedAt``), so running the same body twice changes nothing the second
   time.
 - ``allOrNothing``: any refused record and nothing is written (400 with every result).
 - An externalId repeated in one body is refused on each of its records (which one is meant?).
