@@ -26,7 +26,7 @@ from plumbline.issue.service import issue as issue_service
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.records.bulk import BULK_RESPONSES, BulkAnswer
+from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.records.export import csv_response
 from plumbline.routing import make_router, read_only
 
@@ -46,7 +46,7 @@ async def create_issue(ctx: CanWriteIssues, uow: UoW, body: IssueCreate) -> ORJS
     return ORJSONResponse(await issue_service.create(uow, ctx, body))
 
 
-@router.post("/bulk", response_model=BulkAnswer, responses=BULK_RESPONSES)
+@router.post("/bulk", response_model=UpsertAnswer, responses=BULK_RESPONSES)
 async def bulk_upsert_issues(ctx: CanWriteIssues, uow: UoW, body: IssueBulk) -> ORJSONResponse:
     """Create or update up to 1,000 issues and work orders by externalId; a result per record."""
     return ORJSONResponse(await bulk.upsert(uow, ctx, body))

@@ -22,7 +22,7 @@ from plumbline.material.schemas import (
     material_filters,
 )
 from plumbline.material.service import material as material_service
-from plumbline.records.bulk import BULK_RESPONSES, BulkAnswer
+from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.records.export import csv_response
 from plumbline.routing import make_router, read_only
 
@@ -67,7 +67,7 @@ async def import_materials(
     return ORJSONResponse(await material_service.import_csv(db, ctx, body, dry_run=dry_run))
 
 
-@router.post("/bulk", response_model=BulkAnswer, responses=BULK_RESPONSES)
+@router.post("/bulk", response_model=UpsertAnswer, responses=BULK_RESPONSES)
 async def bulk_upsert_materials(
     ctx: CanWriteMaterials, uow: UoW, body: MaterialBulk
 ) -> ORJSONResponse:

@@ -111,7 +111,7 @@ class RecordError(BaseModel):
     details: list[ErrorDetail] | None = None
 
 
-class BulkResult(BaseModel):
+class UpsertResult(BaseModel):
     externalId: str | None
     index: int
     status: Status
@@ -119,8 +119,8 @@ class BulkResult(BaseModel):
     error: RecordError | None = None
 
 
-class BulkAnswer(BaseModel):
-    results: list[BulkResult]
+class UpsertAnswer(BaseModel):
+    results: list[UpsertResult]
     created: int
     updated: int
     unchanged: int

@@ -22,7 +22,7 @@ from plumbline.om.assets.schemas import (
 )
 from plumbline.om.assets.service import asset_service
 from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
-from plumbline.records.bulk import BULK_RESPONSES, BulkAnswer
+from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/projects/{projectId}/om/assets", tags=["om"])
@@ -48,7 +48,7 @@ async def create_asset(ctx: CanSetupOm, db: DB, body: AssetCreate) -> ORJSONResp
     return ORJSONResponse(await asset_service.create(db, ctx, body))
 
 
-@router.post("/bulk", response_model=BulkAnswer, responses=BULK_RESPONSES)
+@router.post("/bulk", response_model=UpsertAnswer, responses=BULK_RESPONSES)
 async def bulk_upsert_assets(ctx: CanSetupOm, uow: UoW, body: AssetBulk) -> ORJSONResponse:
     """Create or update up to 1,000 assets by externalId (MANAGER+); a result per record."""
     return ORJSONResponse(await bulk.upsert(uow, ctx, body))
