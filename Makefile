@@ -11,7 +11,7 @@ SERVE := $(UV) run --frozen --no-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install install-server run test test-deps lint format typecheck bench migration openapi clean
+.PHONY: install install-server run test test-deps lint format typecheck bench migration openapi client clean
 
 $(UV):
 	@echo "Bootstrapping uv into .uv/..."
@@ -71,6 +71,13 @@ migration: install ## make migration m="add punch items"
 
 openapi: install
 	$(RUN) plumbline openapi > openapi.json
+
+# A typed Python client generated from it (docs/integrations.md, "Typed clients"), into
+# $(CLIENT) (default plumbline_client/, replaced when it exists).
+CLIENT ?= plumbline_client
+client: openapi
+	$(RUN) openapi-python-client generate --path openapi.json --output-path $(CLIENT) \
+		--config clients/openapi-python-client.yaml --meta none --overwrite
 
 clean:
 	rm -rf .venv .uv var

@@ -5,6 +5,7 @@ from fastapi import APIRouter
 from plumbline.api_key.endpoints import router as api_key_router
 from plumbline.audit.endpoints import router as audit_router
 from plumbline.billing.endpoints import router as billing_router
+from plumbline.calendar_feed.endpoints import router as calendar_feed_router
 from plumbline.cloud.endpoints import router as cloud_router
 from plumbline.dashboard.endpoints import router as dashboard_router
 from plumbline.drawing_ai.endpoints import router as drawing_ai_router
@@ -84,6 +85,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, portal_invites_router),
     (API_V1, project_router),
     (API_V1, api_key_router),
+    (API_V1, calendar_feed_router),
     (API_V1, audit_router),
     (API_V1, changes_router),
     (API_V1, dashboard_router),

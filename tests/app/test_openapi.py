@@ -55,3 +55,15 @@ async def test_record_creates_link_to_the_routes_of_the_record_they_made(client)
     assert (
         "links" not in paths["/api/v1/workspaces/{workspaceId}/members"]["post"]["responses"]["200"]
     )
+
+
+async def test_every_component_has_a_clean_name_and_its_own_title(client) -> None:  # type: ignore[no-untyped-def]
+    # FastAPI names two models of one class name after their modules
+    # (`plumbline__issue__schemas__UploadTarget`); client generators refuse the duplicate titles.
+    schemas = (await client.get("/api/v1/openapi.json")).json()["components"]["schemas"]
+    assert [name for name in schemas if "__" in name] == []
+    titles: dict[str, list[str]] = {}
+    for name, schema in schemas.items():
+        titles.setdefault(schema.get("title", name), []).append(name)
+    assert {title: names for title, names in titles.items() if len(names) > 1} == {}
+    assert all(schema.get("title", name) == name for name, schema in schemas.items())

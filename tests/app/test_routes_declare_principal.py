@@ -21,6 +21,7 @@ PUBLIC = [
     r"/api/v1/occupant/\{token\}/.*",
     r"/api/v1/occupant/requests/\{token\}",
     r"/api/v1/storage/.*",
+    r"/api/v1/calendar/\{token\}\.ics",
     r"/api/v1/cloud/\{provider\}/callback",
     r"/api/auth/.*",
     r"/api/payments/webhook",

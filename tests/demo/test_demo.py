@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 import httpx
+from icalendar import Calendar
 from pypdf import PdfReader
 
 from tests.cli.test_cli import plumbline
@@ -139,6 +140,18 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
         assert content.content.startswith(b"%PDF-") and b"%%EOF" in content.content[-32:]
     pinned = [i for i in issues if i["fileVersionId"] == drawing["fileVersionId"]]
     assert pinned and pinned[0]["pin"] is not None
+
+    # The printed calendar feed: the schedule and the due dates, subscribable with no header.
+    feed = re.search(
+        r"project calendar feed \(iCalendar\): http://[^/]+(/api/v1/calendar/\S+\.ics)",
+        result.stdout,
+    )
+    assert feed, result.stdout
+    ics = await client.get(feed.group(1))
+    assert ics.status_code == 200 and ics.headers["content-type"].startswith("text/calendar")
+    uids = [str(event.uid) for event in Calendar.from_ical(ics.content).events]
+    for kind in ("task", "maintenance", "inspection", "rfi", "punch", "proposal"):
+        assert any(uid.startswith(f"{kind}-") for uid in uids), kind
 
     # The printed login signs in and sees the demo workspace.
     signed = await client.post(

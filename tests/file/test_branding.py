@@ -75,6 +75,29 @@ async def test_logo_upload_public_read_replace_and_remove(client, world):
     assert workspace.json()["logo"] is None
 
 
+async def test_logo_sent_as_octet_stream_takes_its_type_from_its_bytes(client, world):
+    # What generated clients send: the OpenAPI declares one media type for the body.
+    url = f"/api/v1/workspaces/{world.workspace.id}/logo"
+    public = f"/api/v1/public/workspaces/{world.workspace.id}/logo"
+    octets = {**world.admin.headers, "Content-Type": "application/octet-stream"}
+    webp = b"RIFF\0\0\0\0WEBPVP8 " + b"\0" * 32
+    response = await client.put(url, content=webp, headers=octets)
+    assert response.status_code == 200, response.text
+    assert response.json()["logoContentType"] == "image/webp"
+    got = await client.get(public)
+    assert got.content == webp and got.headers["content-type"] == "image/webp"
+    key = await _logo_key(world.workspace.id)
+    for body in (b"<svg/>", b"\0" * 16):
+        refused = await client.put(url, content=body, headers=octets)
+        assert refused.status_code == 415 and refused.json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
+    mismatch = await client.put(
+        url, content=png(), headers={**world.admin.headers, "Content-Type": "image/jpeg"}
+    )
+    assert mismatch.status_code == 415
+    assert mismatch.json()["error"] == "The body is not a JPG image"
+    assert await _logo_key(world.workspace.id) == key
+
+
 async def test_logo_refuses_bad_types_bodies_and_roles(client, world):
     url = f"/api/v1/workspaces/{world.workspace.id}/logo"
     svg = await client.put(

@@ -70,6 +70,7 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "audit": None,
     "changes": None,  # each resource's changes follow its own plan gate (events.feed)
     "api-keys": None,
+    "calendar-feeds": None,  # each feed shows only the modules its owner reads
     "workspaces": None,
     "members": None,
     "invites": None,

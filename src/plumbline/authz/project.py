@@ -101,7 +101,7 @@ def _key_context(
     return ProjectContext(principal, project, workspace, None, None, False, API_KEY_PERMISSIONS)
 
 
-def _member_context(
+def member_context(
     principal: Principal,
     project: Project | None,
     workspace: Workspace | None,
@@ -111,7 +111,8 @@ def _member_context(
 ) -> ProjectContext:
     """404 unless the user is a member of the workspace who may see the project: internal
     members see every project, unless restricted; externals and restricted members see only
-    the projects naming them."""
+    the projects naming them. Also for a user read from a row rather than a request (the owner
+    of a calendar feed, ``authz.repository.with_member_access``)."""
     if project is None or workspace is None or membership is None:
         raise NotFound("Project not found")
     if (membership.is_external or membership.restricted) and named is None:
@@ -135,7 +136,7 @@ async def load_project(db: AsyncSession, principal: Principal, project_id: str) 
         row = await repository.key_access(db, project_id)
         return _key_context(principal, *(row or (None, None)))
     found = await repository.member_access(db, principal.require_user().id, project_id)
-    return _member_context(principal, *(found or (None, None, None, None, None)))
+    return member_context(principal, *(found or (None, None, None, None, None)))
 
 
 def check_access(
@@ -186,7 +187,7 @@ def project_access(
                 request, repository.SESSION_ACCESS, {"project_id": projectId}, verified=True
             )
             _, _, project, workspace, membership, named, project_role = row
-            ctx = _member_context(principal, project, workspace, membership, named, project_role)
+            ctx = member_context(principal, project, workspace, membership, named, project_role)
         write = request.method not in ("GET", "HEAD")
         check_access(ctx, scope=scope, module=module, feature=feature, write=write)
         ctx.require(permission)

@@ -7,9 +7,11 @@ resolves.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeVarTuple
 
-from sqlalchemy import Row, and_, bindparam, or_, select
+from sqlalchemy import Row, Select, and_, bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from plumbline.auth.deps import KEY_BY_HASH
 from plumbline.auth.session import LIVE_SESSION
@@ -23,6 +25,9 @@ from plumbline.models import (
     User,
     Workspace,
 )
+
+Ts = TypeVarTuple("Ts")
+Column = InstrumentedAttribute
 
 # Statements built once (see auth.session.LIVE_SESSION), parameter ``project_id``.
 _LIVE_PROJECT = and_(Project.id == bindparam("project_id"), Project.deleted_at.is_(None))
@@ -75,6 +80,61 @@ MEMBER_ACCESS = (
     .where(_LIVE_PROJECT)
 )
 
+# Every live project of the live workspaces the user (``user_id``) belongs to that they may see
+# (internal members unless restricted; restricted members and externals where named), with the
+# columns of MEMBER_ACCESS.
+MEMBER_PROJECTS = (
+    select(Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role)
+    .join(Workspace, _LIVE_WORKSPACE)
+    .join(
+        Membership,
+        and_(
+            Membership.workspace_id == Project.workspace_id,
+            Membership.user_id == bindparam("user_id"),
+        ),
+    )
+    .outerjoin(
+        ProjectMember,
+        and_(
+            ProjectMember.project_id == Project.id,
+            ProjectMember.user_id == bindparam("user_id"),
+        ),
+    )
+    .where(
+        Project.deleted_at.is_(None),
+        or_(
+            and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
+            ProjectMember.id.is_not(None),
+        ),
+    )
+    .order_by(Project.id)
+)
+
+
+def with_member_access(
+    query: Select[*Ts], left: Any, user_id: Column[str], project_id: Column[str | None]
+) -> Select[*tuple[Any, ...]]:
+    """``query`` (from ``left``) with the columns of MEMBER_ACCESS for a user and a project
+    named by columns of its own rows: the live project, its live workspace, the user's
+    membership and named access, None where there is none (a calendar feed and its owner)."""
+    return (
+        query.add_columns(
+            Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role
+        )
+        .outerjoin_from(left, Project, and_(Project.id == project_id, Project.deleted_at.is_(None)))
+        .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
+        .outerjoin_from(
+            Workspace,
+            Membership,
+            and_(Membership.workspace_id == Workspace.id, Membership.user_id == user_id),
+        )
+        .outerjoin_from(
+            Project,
+            ProjectMember,
+            and_(ProjectMember.project_id == Project.id, ProjectMember.user_id == user_id),
+        )
+    )
+
 
 async def key_access(db: AsyncSession, project_id: str) -> Row[Project, Workspace] | None:
     """``(project, workspace)`` when both are live."""
@@ -88,6 +148,13 @@ async def member_access(
     the live project's live workspace (the named columns None without named access)."""
     params = {"user_id": user_id, "project_id": project_id}
     return (await db.execute(MEMBER_ACCESS, params)).first()
+
+
+async def member_projects(
+    db: AsyncSession, user_id: str
+) -> Sequence[Row[Project, Workspace, Membership, str | None, str | None]]:
+    """MEMBER_PROJECTS: what ``member_context`` needs for each project the user may see."""
+    return (await db.execute(MEMBER_PROJECTS, {"user_id": user_id})).all()
 
 
 async def live_file(db: AsyncSession, file_id: str) -> File | None:

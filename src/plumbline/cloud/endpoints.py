@@ -12,9 +12,9 @@ from plumbline.cloud.providers import ProviderName
 from plumbline.cloud.schemas import (
     Browse,
     CloudItemRead,
+    CloudLinkRead,
     ConnectionRead,
     ImportItem,
-    LinkRead,
     OpenLink,
 )
 from plumbline.cloud.service import cloud as cloud_service
@@ -119,7 +119,7 @@ async def browse(
 
 @router.post(
     "/{provider}/open-link",
-    response_model=LinkRead,
+    response_model=CloudLinkRead,
     responses=errors(402, 404, 409, 502, 503),
 )
 async def open_link(

@@ -39,7 +39,7 @@ class OpenLink(Schema):
     item_id: ItemId
 
 
-class LinkRead(BaseModel):
+class CloudLinkRead(BaseModel):
     url: str
 
 

@@ -29,7 +29,15 @@ async def populate(api: Api, project_id: str) -> list[tuple[str, str]]:
     links += await operations.populate(api, base)
     await planning.populate(api, project_id)
     await populate_sheets(api, project_id)
+    links += await _calendar_feed(api, base)
     return links
+
+
+async def _calendar_feed(api: Api, base: str) -> list[tuple[str, str]]:
+    """The project's calendar feed (schedule, maintenance, inspections, RFI and punch due
+    dates, proposal expiries), to subscribe to from Outlook or Google Calendar."""
+    feed = await api("POST", f"{base}/calendar-feeds", json={"name": "Harbor View Tower"})
+    return [("project calendar feed (iCalendar)", feed["url"])]
 
 
 async def _drawings(api: Api, project_id: str) -> dict[str, Any]:

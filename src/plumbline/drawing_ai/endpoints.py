@@ -6,7 +6,7 @@ from plumbline.db import DB, UoW
 from plumbline.drawing_ai.auth import CanReadSheetResults, CanRunDrawingAI
 from plumbline.drawing_ai.schemas import (
     ChatReplyRead,
-    ChatRequest,
+    DrawingChatRequest,
     PageRequest,
     SheetCacheRead,
     SheetSummaryRead,
@@ -39,7 +39,7 @@ async def sheet_summary(body: PageRequest, access: CanRunDrawingAI, uow: UoW) ->
 
 
 @router.post("/chat", response_model=ChatReplyRead, responses=UNREADABLE)
-async def sheet_chat(body: ChatRequest, access: CanRunDrawingAI, uow: UoW) -> ORJSONResponse:
+async def sheet_chat(body: DrawingChatRequest, access: CanRunDrawingAI, uow: UoW) -> ORJSONResponse:
     """Answer the last user message from the page's own text, citing the passages used
     (40 per 10 minutes per user)."""
     messages = [{"role": m.role, "content": m.content} for m in body.messages]

@@ -18,16 +18,16 @@ class PageRequest(Schema):
     page_index: PageIndex
 
 
-class ChatMessage(Schema):
+class DrawingChatMessage(Schema):
     role: Literal["user", "assistant"]
     content: str = Field(min_length=1, max_length=4000)
 
 
-class ChatRequest(PageRequest):
-    messages: list[ChatMessage] = Field(min_length=1, max_length=40)
+class DrawingChatRequest(PageRequest):
+    messages: list[DrawingChatMessage] = Field(min_length=1, max_length=40)
 
     @model_validator(mode="after")
-    def _asks_something(self) -> ChatRequest:
+    def _asks_something(self) -> DrawingChatRequest:
         if not any(m.role == "user" for m in self.messages):
             raise ValueError("messages must include a user message")
         return self

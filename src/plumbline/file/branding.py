@@ -60,17 +60,20 @@ class BrandingService:
     async def set_logo(
         self, uow: UnitOfWork, ctx: WorkspaceContext, request: Request
     ) -> dict[str, Any]:
-        """Replace the logo with a PNG, JPEG or WebP body (checked by its magic bytes); the old one
-        is removed after the commit."""
-        content_type = media_type(request.headers.get("content-type", ""))
-        extension = LOGO_TYPES.get(content_type)
-        if extension is None:
+        """Replace the logo with a PNG, JPEG or WebP body, its type read from its magic bytes (a
+        declared image type must match them); the old one is removed after the commit."""
+        declared = media_type(request.headers.get("content-type", ""))
+        if declared != "application/octet-stream" and declared not in LOGO_TYPES:
             raise UnsupportedMediaType("The logo must be a PNG, JPEG or WebP image")
         data = await _read_body(request)
         if not data:
             raise BadRequest("The request body is empty")
-        if image_type(data) != content_type:
-            raise UnsupportedMediaType(f"The body is not a {extension.upper()} image")
+        content_type = image_type(data) or ""
+        extension = LOGO_TYPES.get(content_type)
+        if extension is None:
+            raise UnsupportedMediaType("The logo must be a PNG, JPEG or WebP image")
+        if declared not in ("application/octet-stream", content_type):
+            raise UnsupportedMediaType(f"The body is not a {LOGO_TYPES[declared].upper()} image")
         workspace = ctx.workspace
         key = f"ws/{workspace.id}/branding/logo-{new_id()}.{extension}"
         await get_storage().put_bytes(key, data, content_type)

@@ -102,7 +102,7 @@ class PresignUpload(Schema):
     file_id: Id | None = Field(default=None, description="Upload a new version of this file")
 
 
-class UploadTarget(Schema):
+class FileUploadTarget(Schema):
     upload_url: str
     s3_key: str
     upload_id: str

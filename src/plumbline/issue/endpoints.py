@@ -12,15 +12,15 @@ from plumbline.issue.filters import Filters
 from plumbline.issue.photos import reference_photos
 from plumbline.issue.schemas import (
     CommentCreate,
-    CommentRead,
     IssueBulk,
+    IssueCommentRead,
     IssueCreate,
+    IssuePhotoComplete,
+    IssuePhotoPresign,
     IssueRead,
     IssueUpdate,
-    PhotoComplete,
-    PhotoPresign,
+    PhotoUploadTarget,
     ReferencePhoto,
-    UploadTarget,
 )
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit.pagination import Page
@@ -84,14 +84,14 @@ async def delete_issue(ctx: CanWriteIssues, uow: UoW, issueId: str) -> ORJSONRes
     return ORJSONResponse({"ok": True})
 
 
-@router.get("/{issueId}/comments", response_model=list[CommentRead])
+@router.get("/{issueId}/comments", response_model=list[IssueCommentRead])
 @read_only
 async def list_comments(ctx: CanReadIssues, db: DB, issueId: str, page: Page) -> ORJSONResponse:
     """List an issue's comments, newest first."""
     return ORJSONResponse.page(await issue_comments.list_comments(db, ctx, issueId, page))
 
 
-@router.post("/{issueId}/comments", response_model=CommentRead)
+@router.post("/{issueId}/comments", response_model=IssueCommentRead)
 async def add_comment(
     ctx: CanCommentIssues, db: DB, issueId: str, body: CommentCreate
 ) -> ORJSONResponse:
@@ -99,9 +99,9 @@ async def add_comment(
     return ORJSONResponse(await issue_comments.add(db, ctx, issueId, body))
 
 
-@router.post("/{issueId}/reference-photos/presign", response_model=UploadTarget)
+@router.post("/{issueId}/reference-photos/presign", response_model=PhotoUploadTarget)
 async def presign_photo(
-    ctx: CanWriteIssues, db: DB, issueId: str, body: PhotoPresign
+    ctx: CanWriteIssues, db: DB, issueId: str, body: IssuePhotoPresign
 ) -> ORJSONResponse:
     """Get an upload target for a reference photo (JPEG, PNG, WebP or HEIC; 15 MB; 12 per issue)."""
     return ORJSONResponse(await reference_photos.presign(db, ctx, issueId, body))
@@ -109,7 +109,7 @@ async def presign_photo(
 
 @router.post("/{issueId}/reference-photos/complete", response_model=ReferencePhoto)
 async def complete_photo(
-    ctx: CanWriteIssues, db: DB, issueId: str, body: PhotoComplete
+    ctx: CanWriteIssues, db: DB, issueId: str, body: IssuePhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded reference photo."""
     return ORJSONResponse(await reference_photos.complete(db, ctx, issueId, body))

@@ -109,7 +109,7 @@ class ReferencePhoto(BaseModel):
     url: str | None = Field(default=None, description="Read URL, valid for 15 minutes")
 
 
-class UploadTarget(BaseModel):
+class PhotoUploadTarget(BaseModel):
     uploadUrl: str
     s3Key: str
     uploadId: str
@@ -160,7 +160,7 @@ class CommentCreate(Schema):
     body: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=10000)]
 
 
-class CommentRead(BaseModel):
+class IssueCommentRead(BaseModel):
     id: str
     issueId: str
     body: str
@@ -169,12 +169,12 @@ class CommentRead(BaseModel):
     createdAt: datetime
 
 
-class PhotoPresign(Schema):
+class IssuePhotoPresign(Schema):
     file_name: FileName
     content_type: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     size_bytes: ByteCount = Field(ge=1)
 
 
-class PhotoComplete(Schema):
+class IssuePhotoComplete(Schema):
     upload_id: Ref
     sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")

@@ -31,7 +31,9 @@ Filters = Annotated[MaterialFilters, Depends(material_filters)]
 CSV_BODY = {
     "requestBody": {
         "required": True,
-        "content": {"text/csv": {"schema": {"type": "string", "maxLength": 1048576}}},
+        "content": {
+            "text/csv": {"schema": {"type": "string", "format": "binary", "maxLength": 1048576}}
+        },
     }
 }
 

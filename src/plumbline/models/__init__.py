@@ -3,6 +3,7 @@
 from plumbline.models.api_key import ApiKey
 from plumbline.models.audit import AuditLog
 from plumbline.models.billing import BillingEvent
+from plumbline.models.calendar_feed import CalendarFeed
 from plumbline.models.cloud import CloudAuthorization, CloudConnection
 from plumbline.models.digest import DigestRun
 from plumbline.models.drawing_ai import SheetResult
@@ -52,6 +53,7 @@ __all__ = [
     "AuditLog",
     "AuthSession",
     "BillingEvent",
+    "CalendarFeed",
     "CloudAuthorization",
     "CloudConnection",
     "DigestRun",

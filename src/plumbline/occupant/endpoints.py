@@ -5,16 +5,16 @@ from typing import Annotated
 from fastapi import Query, Request, Response
 
 from plumbline.db import DB, UoW
-from plumbline.issue.schemas import ReferencePhoto, UploadTarget
+from plumbline.issue.schemas import PhotoUploadTarget, ReferencePhoto
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.occupant.auth import CanManageLinks, CanReadLinks, OccupantLinkToken, TrackingToken
 from plumbline.occupant.labels import MEDIA_TYPES, ImageKind, Paper, image_response
 from plumbline.occupant.labels import labels as label_service
 from plumbline.occupant.schemas import (
-    LinkCreate,
-    LinkCreated,
-    LinkRead,
+    OccupantLinkCreate,
+    OccupantLinkCreated,
+    OccupantLinkRead,
     OccupantMeta,
     OccupantPhotoComplete,
     OccupantPhotoPresign,
@@ -51,15 +51,15 @@ def _qr_responses(kind: ImageKind) -> dict[int | str, dict[str, object]]:
     }
 
 
-@router.get(LINKS, response_model=list[LinkRead])
+@router.get(LINKS, response_model=list[OccupantLinkRead])
 @read_only
 async def list_links(ctx: CanReadLinks, db: DB) -> ORJSONResponse:
     """The project's live occupant links, newest first (their tokens are never shown again)."""
     return ORJSONResponse(await occupants.list_links(db, ctx))
 
 
-@router.post(LINKS, response_model=LinkCreated)
-async def create_link(ctx: CanManageLinks, db: DB, body: LinkCreate) -> ORJSONResponse:
+@router.post(LINKS, response_model=OccupantLinkCreated)
+async def create_link(ctx: CanManageLinks, db: DB, body: OccupantLinkCreate) -> ORJSONResponse:
     """Make a reporting link (for a lobby poster or an asset's QR code); its token is shown once."""
     return ORJSONResponse(await occupants.create_link(db, ctx, body))
 
@@ -128,7 +128,7 @@ async def submit_request(
 
 @portal_router.post(
     "/occupant/{token}/issues/{issueId}/reference-photos/presign",
-    response_model=UploadTarget,
+    response_model=PhotoUploadTarget,
     responses=EXPIRED,
 )
 async def presign_photo(

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from plumbline.issue.schemas import PhotoComplete, PhotoPresign
+from plumbline.issue.schemas import IssuePhotoComplete, IssuePhotoPresign
 from plumbline.kit.schema import EmailAddress, Instant, Schema, Title
 
 Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
@@ -20,13 +20,13 @@ Location = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50
 Token = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 
 
-class LinkCreate(Schema):
+class OccupantLinkCreate(Schema):
     label: Label
     asset_id: str | None = Field(None, max_length=64)
     expires_at: Instant | None = None
 
 
-class LinkRead(BaseModel):
+class OccupantLinkRead(BaseModel):
     id: str
     projectId: str
     label: str
@@ -36,7 +36,7 @@ class LinkRead(BaseModel):
     createdAt: datetime
 
 
-class LinkCreated(LinkRead):
+class OccupantLinkCreated(OccupantLinkRead):
     token: str = Field(description="Shown once: the link's secret")
     url: str = Field(description="The portal address to print or put in a QR code")
 
@@ -72,11 +72,11 @@ class Submitted(BaseModel):
     photoTokenExpiresAt: datetime
 
 
-class OccupantPhotoPresign(PhotoPresign):
+class OccupantPhotoPresign(IssuePhotoPresign):
     photo_token: Token
 
 
-class OccupantPhotoComplete(PhotoComplete):
+class OccupantPhotoComplete(IssuePhotoComplete):
     photo_token: Token
 
 

@@ -38,7 +38,7 @@ from plumbline.occupant import repository as repo
 from plumbline.occupant.auth import link_token
 from plumbline.occupant.labels import portal_url
 from plumbline.occupant.schemas import (
-    LinkCreate,
+    OccupantLinkCreate,
     OccupantPhotoComplete,
     OccupantPhotoPresign,
     OccupantSubmit,
@@ -116,7 +116,7 @@ class OccupantService:
         return [repo.link_read(row) for row in await repo.list_links(db, ctx.project.id)]
 
     async def create_link(
-        self, db: AsyncSession, ctx: ProjectContext, body: LinkCreate
+        self, db: AsyncSession, ctx: ProjectContext, body: OccupantLinkCreate
     ) -> dict[str, Any]:
         """A link (expiring in the future, if at all; on an asset of the project, if any);
         its token is answered once and stored hashed (its QR code carries it again)."""

@@ -7,7 +7,7 @@ from plumbline import __version__
 from plumbline.auth.deps import Public
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.public.schemas import ChatReply, ChatRequest, Health
+from plumbline.public.schemas import Health, MarketingChatReply, MarketingChatRequest
 from plumbline.public.service import marketing_reply
 from plumbline.routing import make_router
 
@@ -24,8 +24,8 @@ async def health(db: DB) -> ORJSONResponse:
     return ORJSONResponse({"ok": True, "version": __version__, "database": "ok"})
 
 
-@router.post("/public/marketing/chat", response_model=ChatReply)
-async def marketing_chat(request: Request, body: ChatRequest) -> ORJSONResponse:
+@router.post("/public/marketing/chat", response_model=MarketingChatReply)
+async def marketing_chat(request: Request, body: MarketingChatRequest) -> ORJSONResponse:
     """Answer a visitor's question from the product FAQ (24 per 15 minutes per address)."""
     reply, headers = await marketing_reply(request, body)
     return ORJSONResponse({"reply": reply}, headers=headers)

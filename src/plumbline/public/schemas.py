@@ -16,16 +16,16 @@ class Health(BaseModel):
 MAX_MESSAGES = 20
 
 
-class ChatMessage(Schema):
+class MarketingChatMessage(Schema):
     role: Literal["user", "assistant"]
     content: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
 
 
-class ChatRequest(Schema):
+class MarketingChatRequest(Schema):
     """The conversation so far, oldest first; the last message is the visitor's question."""
 
-    messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_MESSAGES)
+    messages: list[MarketingChatMessage] = Field(min_length=1, max_length=MAX_MESSAGES)
 
 
-class ChatReply(BaseModel):
+class MarketingChatReply(BaseModel):
     reply: str

@@ -7,13 +7,15 @@ from fastapi import Request
 from plumbline.errors import InvalidField
 from plumbline.kit import ratelimit
 from plumbline.public.chat import faq
-from plumbline.public.schemas import ChatRequest
+from plumbline.public.schemas import MarketingChatRequest
 
 CHAT_LIMIT = 24
 CHAT_WINDOW = 15 * 60
 
 
-async def marketing_reply(request: Request, body: ChatRequest) -> tuple[str, dict[str, str]]:
+async def marketing_reply(
+    request: Request, body: MarketingChatRequest
+) -> tuple[str, dict[str, str]]:
     """The reply and the rate-limit headers (429 with Retry-After when over the limit)."""
     verdict = await ratelimit.hit(
         ratelimit.per_ip(request, "marketing-chat"), CHAT_LIMIT, CHAT_WINDOW

@@ -6,18 +6,18 @@ from fastapi import Depends
 from fastapi.responses import StreamingResponse
 
 from plumbline.db import DB, UoW
-from plumbline.file.schemas import UploadTarget
+from plumbline.file.schemas import FileUploadTarget
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.punch.auth import CanReadPunch, CanWritePunch
 from plumbline.punch.schemas import (
-    BulkResults,
-    PhotoComplete,
-    PhotoPresign,
+    PunchBulkResults,
     PunchBulkUpdate,
     PunchCreate,
     PunchFilters,
+    PunchPhotoComplete,
+    PunchPhotoPresign,
     PunchRead,
     PunchUpdate,
     punch_filters,
@@ -54,7 +54,7 @@ async def export_punch(ctx: CanReadPunch, filters: Filters) -> StreamingResponse
     return csv_response(punch_service.export_csv(ctx, filters), "punch.csv")
 
 
-@router.patch("/bulk", response_model=BulkResults)
+@router.patch("/bulk", response_model=PunchBulkResults)
 async def bulk_update_punch(ctx: CanWritePunch, uow: UoW, body: PunchBulkUpdate) -> ORJSONResponse:
     """Change the status and/or assignees of up to 200 punch items; results per item."""
     return ORJSONResponse({"results": await punch_service.bulk(uow, ctx, body)})
@@ -82,9 +82,9 @@ async def delete_punch(ctx: CanWritePunch, db: DB, punchId: str) -> ORJSONRespon
     return ORJSONResponse({"ok": True})
 
 
-@router.post("/{punchId}/reference-photos/presign", response_model=UploadTarget)
+@router.post("/{punchId}/reference-photos/presign", response_model=FileUploadTarget)
 async def presign_punch_photo(
-    ctx: CanWritePunch, db: DB, punchId: str, body: PhotoPresign
+    ctx: CanWritePunch, db: DB, punchId: str, body: PunchPhotoPresign
 ) -> ORJSONResponse:
     """Upload target for a reference photo (jpeg, png, webp, heic; at most 15 MB, 8 per item)."""
     return ORJSONResponse(await punch_photos.presign(db, ctx, punchId, body))
@@ -92,7 +92,7 @@ async def presign_punch_photo(
 
 @router.post("/{punchId}/reference-photos/complete", response_model=PunchRead)
 async def complete_punch_photo(
-    ctx: CanWritePunch, db: DB, punchId: str, body: PhotoComplete
+    ctx: CanWritePunch, db: DB, punchId: str, body: PunchPhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded reference photo; returns the punch item."""
     return ORJSONResponse(await punch_service.complete_photo(db, ctx, punchId, body))

@@ -100,13 +100,13 @@ class PunchBulkUpdate(Schema):
         return self
 
 
-class PhotoPresign(Schema):
+class PunchPhotoPresign(Schema):
     file_name: FileName
     content_type: str = Field(max_length=200)
     size_bytes: ByteCount = Field(ge=1)
 
 
-class PhotoComplete(Schema):
+class PunchPhotoComplete(Schema):
     upload_id: str = Field(max_length=64)
     sha256: str | None = Field(None, pattern=r"^[0-9a-fA-F]{64}$")
 
@@ -140,12 +140,12 @@ class PunchRead(BaseModel):
     updatedAt: datetime
 
 
-class BulkResult(BaseModel):
+class PunchBulkResult(BaseModel):
     id: str
     ok: bool
     error: str | None = None
     code: str | None = None
 
 
-class BulkResults(BaseModel):
-    results: list[BulkResult]
+class PunchBulkResults(BaseModel):
+    results: list[PunchBulkResult]

@@ -37,10 +37,10 @@ from plumbline.punch.errors import (
 )
 from plumbline.punch.repository import ASSIGNEES, FIELDS
 from plumbline.punch.schemas import (
-    PhotoComplete,
     PunchBulkUpdate,
     PunchCreate,
     PunchFilters,
+    PunchPhotoComplete,
     PunchUpdate,
 )
 from plumbline.records import Notice, add_record, references, soft_delete
@@ -280,7 +280,7 @@ class PunchService:
         )
 
     async def complete_photo(
-        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PhotoComplete
+        self, db: AsyncSession, ctx: ProjectContext, punch_id: str, data: PunchPhotoComplete
     ) -> dict[str, Any]:
         """Record an uploaded photo; returns the item with its ``referencePhotos``."""
         item = await self.load(db, ctx, punch_id)

@@ -8,7 +8,7 @@ from fastapi import Depends, Query
 from starlette.responses import StreamingResponse
 
 from plumbline.db import DB, UoW
-from plumbline.file.schemas import AttachmentRead, UploadTarget
+from plumbline.file.schemas import AttachmentRead, FileUploadTarget
 from plumbline.kit import clock
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
@@ -23,9 +23,9 @@ from plumbline.rfi.schemas import (
     AttachmentComplete,
     AttachmentPresign,
     MessageCreate,
-    MessageRead,
     Priority,
     RfiCreate,
+    RfiMessageRead,
     RfiRead,
     RfiUpdate,
     Status,
@@ -100,14 +100,14 @@ async def delete_rfi(ctx: CanWriteRfi, db: DB, rfiId: str) -> ORJSONResponse:
     return ORJSONResponse({"ok": True})
 
 
-@router.get("/{rfiId}/messages", response_model=list[MessageRead])
+@router.get("/{rfiId}/messages", response_model=list[RfiMessageRead])
 @read_only
 async def list_rfi_messages(ctx: CanReadRfi, db: DB, page: Page, rfiId: str) -> ORJSONResponse:
     """List an RFI's messages, newest first."""
     return ORJSONResponse.page(await rfi_messages.list_messages(db, ctx, rfiId, page))
 
 
-@router.post("/{rfiId}/messages", response_model=MessageRead)
+@router.post("/{rfiId}/messages", response_model=RfiMessageRead)
 async def post_rfi_message(
     ctx: CanPostRfiMessage, db: DB, rfiId: str, body: MessageCreate
 ) -> ORJSONResponse:
@@ -115,7 +115,7 @@ async def post_rfi_message(
     return ORJSONResponse(await rfi_messages.post(db, ctx, rfiId, body))
 
 
-@router.post("/{rfiId}/attachments/presign", response_model=UploadTarget)
+@router.post("/{rfiId}/attachments/presign", response_model=FileUploadTarget)
 async def presign_rfi_attachment(
     ctx: CanWriteRfi, db: DB, rfiId: str, body: AttachmentPresign
 ) -> ORJSONResponse:

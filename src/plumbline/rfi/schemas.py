@@ -147,7 +147,7 @@ class MessageCreate(Schema):
     body: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
 
 
-class MessageRead(BaseModel):
+class RfiMessageRead(BaseModel):
     id: str
     rfiId: str
     projectId: str

@@ -12,8 +12,8 @@ from plumbline.viewer.schemas import (
     ConnectionRef,
     Heartbeat,
     LockRead,
-    RevisionRead,
     ViewerStateRead,
+    ViewerStateRevision,
     ViewerStateWrite,
 )
 from plumbline.viewer.service import collab, locks, viewer_states
@@ -51,7 +51,7 @@ async def read_viewer_state(access: CanReadViewerState, db: DB) -> ORJSONRespons
     return ORJSONResponse(await viewer_states.read(db, access))
 
 
-@router.put("/file-versions/{fileVersionId}/viewer-state", response_model=RevisionRead)
+@router.put("/file-versions/{fileVersionId}/viewer-state", response_model=ViewerStateRevision)
 async def save_viewer_state(
     body: ViewerStateWrite, access: CanWriteVersion, uow: UoW
 ) -> ORJSONResponse:

@@ -24,7 +24,7 @@ class ViewerStateWrite(Schema):
     base_revision: Revision
 
 
-class RevisionRead(Schema):
+class ViewerStateRevision(Schema):
     revision: int
 
 

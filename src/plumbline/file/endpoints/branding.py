@@ -28,10 +28,14 @@ IMAGE = {"schema": {"type": "string", "format": "binary"}}
     "/workspaces/{workspaceId}/logo",
     response_model=LogoRead,
     responses=errors(413, 415),
+    # One media type: generated clients cannot choose among several for a binary body
+    # (openapi-python-client sends the last one whatever the bytes are).
     openapi_extra={
         "requestBody": {
             "required": True,
-            "content": {"image/png": IMAGE, "image/jpeg": IMAGE, "image/webp": IMAGE},
+            "description": "A PNG, JPEG or WebP image (at most 2 MB), its type read from its"
+            " bytes; sent as image/png, image/jpeg or image/webp, the type must match them.",
+            "content": {"application/octet-stream": IMAGE},
         }
     },
 )

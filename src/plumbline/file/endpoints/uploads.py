@@ -6,11 +6,11 @@ from plumbline.file.auth import CanUploadFiles
 from plumbline.file.endpoints import errors
 from plumbline.file.schemas import (
     CompleteUpload,
+    FileUploadTarget,
     PresignUpload,
     UploadPreview,
     UploadPreviewRead,
     UploadResult,
-    UploadTarget,
 )
 from plumbline.file.uploads import upload as upload_service
 from plumbline.kit.responses import ORJSONResponse
@@ -25,7 +25,9 @@ async def preview_uploads(body: UploadPreview, ctx: CanUploadFiles, db: DB) -> O
     return ORJSONResponse(await upload_service.preview(db, ctx, body))
 
 
-@router.post("/files/presign-upload", response_model=UploadTarget, responses=errors(402, 413, 415))
+@router.post(
+    "/files/presign-upload", response_model=FileUploadTarget, responses=errors(402, 413, 415)
+)
 async def presign_upload(body: PresignUpload, principal: UserOrApiKey, db: DB) -> ORJSONResponse:
     """Get a presigned URL to PUT a file's bytes to (valid for one hour)."""
     return ORJSONResponse(await upload_service.presign(db, principal, body))

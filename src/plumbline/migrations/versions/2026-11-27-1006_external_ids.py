@@ -1,7 +1,7 @@
 """external ids: the caller's own key on issues, assets and materials (bulk upsert)
 
-Revision ID: 0019_external_ids
-Revises: 0018_events
+Revision ID: 0020_external_ids
+Revises: 0019_merge_integrations
 Create Date: 2026-11-27 10:06:00
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0019_external_ids"
-down_revision: str | Sequence[str] | None = "0018_events"
+revision: str = "0020_external_ids"
+down_revision: str | Sequence[str] | None = "0019_merge_integrations"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -7,22 +7,22 @@ from fastapi.responses import Response
 
 from plumbline.db import DB, UoW
 from plumbline.file.endpoints import errors
-from plumbline.issue.schemas import PhotoComplete, PhotoPresign, UploadTarget
+from plumbline.issue.schemas import IssuePhotoComplete, IssuePhotoPresign, PhotoUploadTarget
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
 from plumbline.om.inspections.completion import completion
 from plumbline.om.inspections.schemas import (
+    InspectionTemplateCreate,
+    InspectionTemplateRead,
+    InspectionTemplateUpdate,
     RunComplete,
     RunCreate,
     RunPhoto,
     RunRead,
     RunStatus,
     RunUpdate,
-    TemplateCreate,
-    TemplateRead,
-    TemplateUpdate,
 )
 from plumbline.om.inspections.service import run_photos
 from plumbline.om.inspections.service import runs as run_service
@@ -33,7 +33,7 @@ templates = make_router(prefix="/projects/{projectId}/om/inspection-templates", 
 runs = make_router(prefix="/projects/{projectId}/om/inspection-runs", tags=["om"])
 
 
-@templates.get("", response_model=list[TemplateRead])
+@templates.get("", response_model=list[InspectionTemplateRead])
 @read_only
 async def list_inspection_templates(ctx: CanReadOm, db: DB, page: Page) -> ORJSONResponse:
     """List the project's inspection templates, newest first."""
@@ -41,24 +41,24 @@ async def list_inspection_templates(ctx: CanReadOm, db: DB, page: Page) -> ORJSO
     return ORJSONResponse(rows, headers=headers)
 
 
-@templates.post("", response_model=TemplateRead)
+@templates.post("", response_model=InspectionTemplateRead)
 async def create_inspection_template(
-    ctx: CanSetupOm, db: DB, body: TemplateCreate
+    ctx: CanSetupOm, db: DB, body: InspectionTemplateCreate
 ) -> ORJSONResponse:
     """Create an inspection template (MANAGER+); first due at nextDueAt, else now."""
     return ORJSONResponse(await template_service.create_template(db, ctx, body))
 
 
-@templates.get("/{templateId}", response_model=TemplateRead)
+@templates.get("/{templateId}", response_model=InspectionTemplateRead)
 @read_only
 async def get_inspection_template(ctx: CanReadOm, db: DB, templateId: str) -> ORJSONResponse:
     """One inspection template."""
     return ORJSONResponse(await template_service.get_template(db, ctx, templateId))
 
 
-@templates.patch("/{templateId}", response_model=TemplateRead)
+@templates.patch("/{templateId}", response_model=InspectionTemplateRead)
 async def update_inspection_template(
-    ctx: CanSetupOm, db: DB, templateId: str, body: TemplateUpdate
+    ctx: CanSetupOm, db: DB, templateId: str, body: InspectionTemplateUpdate
 ) -> ORJSONResponse:
     """Update an inspection template (MANAGER+); runs already started keep their items."""
     return ORJSONResponse(await template_service.update_template(db, ctx, templateId, body))
@@ -126,9 +126,9 @@ async def complete_inspection_run(
     return ORJSONResponse(result)
 
 
-@runs.post("/{runId}/photos/presign", response_model=UploadTarget, responses=errors(413, 415))
+@runs.post("/{runId}/photos/presign", response_model=PhotoUploadTarget, responses=errors(413, 415))
 async def presign_inspection_photo(
-    ctx: CanWorkOm, db: DB, runId: str, body: PhotoPresign
+    ctx: CanWorkOm, db: DB, runId: str, body: IssuePhotoPresign
 ) -> ORJSONResponse:
     """Get an upload target for a photo of a DRAFT run (JPEG, PNG, WebP or HEIC; 15 MB; 60)."""
     return ORJSONResponse(await run_photos.presign(db, ctx, runId, body))
@@ -136,7 +136,7 @@ async def presign_inspection_photo(
 
 @runs.post("/{runId}/photos/complete", response_model=RunPhoto)
 async def complete_inspection_photo(
-    ctx: CanWorkOm, db: DB, runId: str, body: PhotoComplete
+    ctx: CanWorkOm, db: DB, runId: str, body: IssuePhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded photo of a run; name it in a result's photoUploadId."""
     return ORJSONResponse(await run_photos.complete(db, ctx, runId, body))

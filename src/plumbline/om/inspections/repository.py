@@ -11,14 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Asset, Attachment, InspectionRun, InspectionTemplate
-from plumbline.om.inspections.schemas import TemplateRead
+from plumbline.om.inspections.schemas import InspectionTemplateRead
 from plumbline.records.fields import Fields
 from plumbline.records.visibility import Visibility
 
 PHOTO_ENTITY = "inspection_run"
 # A template's response, in order: each field the column of the same name in snake case.
 TEMPLATE_FIELDS = Fields(
-    InspectionTemplate.__table__, {n: to_snake(n) for n in TemplateRead.model_fields}
+    InspectionTemplate.__table__, {n: to_snake(n) for n in InspectionTemplateRead.model_fields}
 )
 RUN_FIELDS = Fields(
     InspectionRun.__table__,

@@ -46,7 +46,7 @@ Items = Annotated[
 ]
 
 
-class TemplateCreate(Schema):
+class InspectionTemplateCreate(Schema):
     name: Name
     description: str | None = Field(default=None, max_length=5000)
     frequency: Frequency
@@ -55,7 +55,7 @@ class TemplateCreate(Schema):
     items: Items
 
 
-class TemplateUpdate(Patch):
+class InspectionTemplateUpdate(Patch):
     not_null = ("name", "frequency", "next_due_at", "items")
     name: Name | None = None
     description: str | None = Field(default=None, max_length=5000)
@@ -73,7 +73,7 @@ class TemplateItemRead(BaseModel):
     onFail: OnFail
 
 
-class TemplateRead(BaseModel):
+class InspectionTemplateRead(BaseModel):
     id: str
     projectId: str
     name: str

@@ -16,7 +16,11 @@ from plumbline.models import InspectionTemplate
 from plumbline.om.inspections import repository as repo
 from plumbline.om.inspections.errors import TemplateNotFound
 from plumbline.om.inspections.repository import TEMPLATE_FIELDS
-from plumbline.om.inspections.schemas import TemplateCreate, TemplateItem, TemplateUpdate
+from plumbline.om.inspections.schemas import (
+    InspectionTemplateCreate,
+    InspectionTemplateUpdate,
+    TemplateItem,
+)
 from plumbline.om.recurrence import local_day, zone
 from plumbline.records import add_record, soft_delete
 
@@ -61,7 +65,7 @@ class TemplateService:
         return _read(await self.require(db, ctx, template_id))
 
     async def create_template(
-        self, db: AsyncSession, ctx: ProjectContext, body: TemplateCreate
+        self, db: AsyncSession, ctx: ProjectContext, body: InspectionTemplateCreate
     ) -> dict[str, Any]:
         """The first walk is due at ``nextDueAt``, else now (due today), as for maintenance
         schedules; ``intervalDays`` with CUSTOM only."""
@@ -84,7 +88,11 @@ class TemplateService:
         return _read(template)
 
     async def update_template(
-        self, db: AsyncSession, ctx: ProjectContext, template_id: str, body: TemplateUpdate
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        template_id: str,
+        body: InspectionTemplateUpdate,
     ) -> dict[str, Any]:
         """A new frequency, interval or due date re-anchors on the due date's day; new items
         apply to the runs started afterwards."""

@@ -13,9 +13,9 @@ from plumbline.om.maintenance.schemas import (
     CompleteBody,
     CompletionRead,
     GenerateRead,
-    ScheduleCreate,
-    ScheduleRead,
-    ScheduleUpdate,
+    MaintenanceScheduleCreate,
+    MaintenanceScheduleRead,
+    MaintenanceScheduleUpdate,
 )
 from plumbline.om.maintenance.service import maintenance
 from plumbline.om.maintenance.work_orders import work_orders
@@ -24,7 +24,7 @@ from plumbline.routing import make_router, read_only
 router = make_router(prefix="/projects/{projectId}/om/maintenance", tags=["om"])
 
 
-@router.get("", response_model=list[ScheduleRead])
+@router.get("", response_model=list[MaintenanceScheduleRead])
 @read_only
 async def list_schedules(
     ctx: CanReadOm,
@@ -37,8 +37,10 @@ async def list_schedules(
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post("", response_model=ScheduleRead)
-async def create_schedule(ctx: CanSetupOm, db: DB, body: ScheduleCreate) -> ORJSONResponse:
+@router.post("", response_model=MaintenanceScheduleRead)
+async def create_schedule(
+    ctx: CanSetupOm, db: DB, body: MaintenanceScheduleCreate
+) -> ORJSONResponse:
     """Create a maintenance schedule for an asset of the project (MANAGER+)."""
     return ORJSONResponse(await maintenance.create(db, ctx, body))
 
@@ -50,16 +52,16 @@ async def generate_work_orders(ctx: CanWorkOm, uow: UoW) -> ORJSONResponse:
     return ORJSONResponse(await work_orders.generate(uow, ctx))
 
 
-@router.get("/{scheduleId}", response_model=ScheduleRead)
+@router.get("/{scheduleId}", response_model=MaintenanceScheduleRead)
 @read_only
 async def get_schedule(ctx: CanReadOm, db: DB, scheduleId: str) -> ORJSONResponse:
     """One maintenance schedule."""
     return ORJSONResponse(await maintenance.get(db, ctx, scheduleId))
 
 
-@router.patch("/{scheduleId}", response_model=ScheduleRead)
+@router.patch("/{scheduleId}", response_model=MaintenanceScheduleRead)
 async def update_schedule(
-    ctx: CanSetupOm, db: DB, scheduleId: str, body: ScheduleUpdate
+    ctx: CanSetupOm, db: DB, scheduleId: str, body: MaintenanceScheduleUpdate
 ) -> ORJSONResponse:
     """Update a schedule (MANAGER+); ``isActive`` pauses and resumes it."""
     return ORJSONResponse(await maintenance.update(db, ctx, scheduleId, body))

@@ -21,7 +21,7 @@ from plumbline.models import (
     MaintenanceWorkOrder,
     Project,
 )
-from plumbline.om.maintenance.schemas import ScheduleRead
+from plumbline.om.maintenance.schemas import MaintenanceScheduleRead
 from plumbline.records.fields import Fields
 
 S = MaintenanceSchedule.__table__.c
@@ -30,7 +30,7 @@ W = MaintenanceWorkOrder.__table__.c
 # calendar's due date and the values the service derives.
 FIELDS = Fields(
     MaintenanceSchedule.__table__,
-    {name: to_snake(name) for name in ScheduleRead.model_fields}
+    {name: to_snake(name) for name in MaintenanceScheduleRead.model_fields}
     | {"nextDueAt": None, "calendarDueAt": "next_due_at", "dueLabel": None, "health": None},
 )
 # The raw instants the service derives ``nextDueAt`` and ``health`` from, after FIELDS.columns.

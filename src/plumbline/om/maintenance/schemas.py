@@ -25,7 +25,7 @@ MeterLevel = Annotated[Number, Field(ge=-1e13, le=1e13)]
 Description = Annotated[str, Field(max_length=20000)]
 
 
-class ScheduleCreate(Schema):
+class MaintenanceScheduleCreate(Schema):
     asset_id: Ref
     title: Title
     frequency: Frequency
@@ -44,7 +44,7 @@ class ScheduleCreate(Schema):
     is_active: Flag = True
 
     @model_validator(mode="after")
-    def _consistent(self) -> ScheduleCreate:
+    def _consistent(self) -> MaintenanceScheduleCreate:
         check(
             self.frequency,
             self.interval_days,
@@ -76,7 +76,7 @@ def check(
         raise ValueError("a meter schedule needs meterInterval or meterThreshold")
 
 
-class ScheduleUpdate(Patch):
+class MaintenanceScheduleUpdate(Patch):
     """Only the fields sent change. ``nextDueAt`` re-anchors the calendar; ``isActive: false``
     pauses the schedule (no work orders are generated), ``true`` resumes it."""
 
@@ -102,7 +102,7 @@ class ChecklistRead(BaseModel):
     done: bool
 
 
-class ScheduleRead(BaseModel):
+class MaintenanceScheduleRead(BaseModel):
     id: str
     projectId: str
     assetId: str
@@ -144,7 +144,7 @@ class CompletionRead(BaseModel):
     completedBy: str | None
     onTime: bool
     notes: str | None
-    schedule: ScheduleRead
+    schedule: MaintenanceScheduleRead
 
 
 class GenerateRead(BaseModel):

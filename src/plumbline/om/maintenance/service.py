@@ -27,7 +27,11 @@ from plumbline.om.assets import repository as assets
 from plumbline.om.errors import ScheduleNotFound
 from plumbline.om.maintenance import repository as repo
 from plumbline.om.maintenance.repository import FIELDS
-from plumbline.om.maintenance.schemas import ScheduleCreate, ScheduleUpdate, check
+from plumbline.om.maintenance.schemas import (
+    MaintenanceScheduleCreate,
+    MaintenanceScheduleUpdate,
+    check,
+)
 from plumbline.records import add_record, references
 from plumbline.records.references import ASSET
 
@@ -145,7 +149,7 @@ class MaintenanceService:
         return asset
 
     async def create(
-        self, db: AsyncSession, ctx: ProjectContext, body: ScheduleCreate
+        self, db: AsyncSession, ctx: ProjectContext, body: MaintenanceScheduleCreate
     ) -> dict[str, Any]:
         """A schedule of a live asset of the project, first due at ``nextDueAt`` (else now),
         anchored on that day; a meter schedule starts from the meter's last reading."""
@@ -179,7 +183,11 @@ class MaintenanceService:
         return read(schedule, ctx)
 
     async def update(
-        self, db: AsyncSession, ctx: ProjectContext, schedule_id: str, body: ScheduleUpdate
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        schedule_id: str,
+        body: MaintenanceScheduleUpdate,
     ) -> dict[str, Any]:
         """Only the fields sent change. A new frequency other than CUSTOM drops
         ``intervalDays``; a changed meter condition takes the meter's reading now as its

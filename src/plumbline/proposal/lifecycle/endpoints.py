@@ -6,11 +6,11 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.proposal.auth import CanReadProposals, CanWriteProposals
 from plumbline.proposal.lifecycle.schemas import (
     CommentIn,
-    CommentRead,
     MessageIn,
-    MessageRead,
+    ProposalCommentRead,
+    ProposalMessageRead,
+    ProposalRevisionRead,
     ProposalSent,
-    RevisionRead,
 )
 from plumbline.proposal.lifecycle.service import lifecycle
 from plumbline.proposal.read import ProposalRead
@@ -38,7 +38,7 @@ async def duplicate_proposal(ctx: CanWriteProposals, db: DB, proposalId: str) ->
     return ORJSONResponse(await lifecycle.duplicate(db, ctx, proposalId))
 
 
-@router.get("/revisions", response_model=list[RevisionRead])
+@router.get("/revisions", response_model=list[ProposalRevisionRead])
 @read_only
 async def list_revisions(
     ctx: CanReadProposals, db: DB, proposalId: str, page: Page
@@ -48,7 +48,7 @@ async def list_revisions(
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.get("/comments", response_model=list[CommentRead])
+@router.get("/comments", response_model=list[ProposalCommentRead])
 @read_only
 async def list_comments(
     ctx: CanReadProposals, db: DB, proposalId: str, page: Page
@@ -58,7 +58,7 @@ async def list_comments(
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post("/comments", response_model=CommentRead)
+@router.post("/comments", response_model=ProposalCommentRead)
 async def add_comment(
     ctx: CanWriteProposals, db: DB, proposalId: str, body: CommentIn
 ) -> ORJSONResponse:
@@ -66,7 +66,7 @@ async def add_comment(
     return ORJSONResponse(await lifecycle.add_comment(db, ctx, proposalId, body.body))
 
 
-@router.get("/messages", response_model=list[MessageRead])
+@router.get("/messages", response_model=list[ProposalMessageRead])
 @read_only
 async def list_messages(
     ctx: CanReadProposals, db: DB, proposalId: str, page: Page
@@ -76,7 +76,7 @@ async def list_messages(
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post("/messages", response_model=MessageRead)
+@router.post("/messages", response_model=ProposalMessageRead)
 async def post_message(
     ctx: CanWriteProposals, uow: UoW, proposalId: str, body: MessageIn
 ) -> ORJSONResponse:

@@ -14,7 +14,11 @@ from plumbline.models import (
     User,
     Workspace,
 )
-from plumbline.proposal.lifecycle.schemas import CommentRead, MessageRead, RevisionRead
+from plumbline.proposal.lifecycle.schemas import (
+    ProposalCommentRead,
+    ProposalMessageRead,
+    ProposalRevisionRead,
+)
 
 
 async def names(db: AsyncSession, project_id: str, workspace_id: str) -> tuple[str, str]:
@@ -37,9 +41,9 @@ async def next_revision(db: AsyncSession, proposal_id: str) -> int:
 
 
 # The columns of each response, in its fields' order (``service.read_of``).
-REVISIONS = tuple(getattr(ProposalRevision, to_snake(n)) for n in RevisionRead.model_fields)
-COMMENTS = tuple(getattr(ProposalComment, to_snake(n)) for n in CommentRead.model_fields)
-MESSAGES = tuple(getattr(ProposalMessage, to_snake(n)) for n in MessageRead.model_fields)
+REVISIONS = tuple(getattr(ProposalRevision, to_snake(n)) for n in ProposalRevisionRead.model_fields)
+COMMENTS = tuple(getattr(ProposalComment, to_snake(n)) for n in ProposalCommentRead.model_fields)
+MESSAGES = tuple(getattr(ProposalMessage, to_snake(n)) for n in ProposalMessageRead.model_fields)
 
 
 async def revisions(db: AsyncSession, proposal_id: str, page: PageParams) -> Rows:

@@ -8,9 +8,6 @@ from pydantic import BaseModel, StringConstraints
 from plumbline.kit.schema import Schema
 from plumbline.proposal.read import ProposalRead
 
-# Other domains have models of the same names: the OpenAPI names these after the module they
-# were first written in, kept so that the served description does not change.
-OPENAPI_MODULE = "plumbline.proposal.flow_schemas"
 Body = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=10000)]
 
 
@@ -21,8 +18,7 @@ class ProposalSent(ProposalRead):
     portalUrl: str
 
 
-class RevisionRead(BaseModel):
-    __module__ = OPENAPI_MODULE
+class ProposalRevisionRead(BaseModel):
     id: str
     proposalId: str
     number: int
@@ -35,8 +31,7 @@ class CommentIn(Schema):
     body: Body
 
 
-class CommentRead(BaseModel):
-    __module__ = OPENAPI_MODULE
+class ProposalCommentRead(BaseModel):
     id: str
     proposalId: str
     body: str
@@ -48,8 +43,7 @@ class MessageIn(Schema):
     body: Body
 
 
-class MessageRead(BaseModel):
-    __module__ = OPENAPI_MODULE
+class ProposalMessageRead(BaseModel):
     id: str
     author: Literal["CLIENT", "CONTRACTOR"]
     authorName: str | None

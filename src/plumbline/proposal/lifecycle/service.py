@@ -32,7 +32,11 @@ from plumbline.proposal.auth import load
 from plumbline.proposal.document import pdf
 from plumbline.proposal.drafts.pricing import AUDITED, PRICED
 from plumbline.proposal.lifecycle import repository as flow
-from plumbline.proposal.lifecycle.schemas import CommentRead, MessageRead, RevisionRead
+from plumbline.proposal.lifecycle.schemas import (
+    ProposalCommentRead,
+    ProposalMessageRead,
+    ProposalRevisionRead,
+)
 from plumbline.proposal.read import ENTITY, FIELDS, status_now, to_read
 from plumbline.proposal.status import DRAFT, EDITABLE, LIVE, SENT, THREAD_OPEN
 from plumbline.records import add_record
@@ -163,7 +167,7 @@ class LifecycleService:
         """The proposal as each send snapshotted it, newest first."""
         proposal = await load(db, ctx, proposal_id)
         rows, headers = page.finish(await flow.revisions(db, proposal.id, page))
-        return [read_of(RevisionRead, row) for row in rows], headers
+        return [read_of(ProposalRevisionRead, row) for row in rows], headers
 
     async def comments(
         self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, page: PageParams
@@ -171,7 +175,7 @@ class LifecycleService:
         """The internal comments, newest first: never shown to the client."""
         proposal = await load(db, ctx, proposal_id)
         rows, headers = page.finish(await flow.comments(db, proposal.id, page))
-        return [read_of(CommentRead, row) for row in rows], headers
+        return [read_of(ProposalCommentRead, row) for row in rows], headers
 
     async def add_comment(
         self, db: AsyncSession, ctx: ProjectContext, proposal_id: str, body: str
@@ -186,7 +190,7 @@ class LifecycleService:
         changes = {"commentId": [None, comment.id]}
         await audit_change(db, ctx, (ENTITY, proposal.id), "proposal.commented", changes)
         return read_of(
-            CommentRead,
+            ProposalCommentRead,
             (comment.id, proposal.id, comment.body, comment.created_by, comment.created_at),
         )
 
@@ -196,7 +200,7 @@ class LifecycleService:
         """The thread with the client, newest first (readable in any status)."""
         proposal = await load(db, ctx, proposal_id)
         rows, headers = page.finish(await flow.messages(db, proposal.id, page))
-        return [read_of(MessageRead, row) for row in rows], headers
+        return [read_of(ProposalMessageRead, row) for row in rows], headers
 
     async def post_message(
         self, uow: UnitOfWork, ctx: ProjectContext, proposal_id: str, body: str
@@ -225,7 +229,7 @@ class LifecycleService:
             _, company = await flow.names(db, proposal.project_id, proposal.workspace_id)
             queue(uow, mails.answered(proposal, company=company, author=name, body=body))
         return read_of(
-            MessageRead,
+            ProposalMessageRead,
             (message.id, message.author, message.author_name, message.body, message.created_at),
         )
 

@@ -4,7 +4,7 @@ from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.openapi import errors
-from plumbline.proposal.lifecycle.schemas import MessageIn, MessageRead
+from plumbline.proposal.lifecycle.schemas import MessageIn, ProposalMessageRead
 from plumbline.proposal.portal.auth import ProposalClient
 from plumbline.proposal.portal.schemas import AcceptIn, DeclineIn, RequestChangesIn
 from plumbline.proposal.portal.service import portal
@@ -48,14 +48,14 @@ async def request_changes(client: ProposalClient, db: DB, body: RequestChangesIn
     return ORJSONResponse(await portal.request_changes(db, client, body.comment))
 
 
-@router.get("/messages", response_model=list[MessageRead], responses=EXPIRED)
+@router.get("/messages", response_model=list[ProposalMessageRead], responses=EXPIRED)
 async def list_messages(client: ProposalClient, db: DB, page: Page) -> ORJSONResponse:
     """The thread with the contractor, newest first."""
     rows, headers = await portal.messages(db, client, page)
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post("/messages", response_model=MessageRead, responses=ANSWERED)
+@router.post("/messages", response_model=ProposalMessageRead, responses=ANSWERED)
 async def post_message(client: ProposalClient, db: DB, body: MessageIn) -> ORJSONResponse:
     """Write to the contractor."""
     return ORJSONResponse(await portal.post_message(db, client, body.body))

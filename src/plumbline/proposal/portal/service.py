@@ -24,7 +24,7 @@ from plumbline.proposal import status
 from plumbline.proposal.document import pdf
 from plumbline.proposal.drafts import repository as drafts
 from plumbline.proposal.lifecycle import repository as flow
-from plumbline.proposal.lifecycle.schemas import MessageRead
+from plumbline.proposal.lifecycle.schemas import ProposalMessageRead
 from plumbline.proposal.lifecycle.service import read_of
 from plumbline.proposal.portal.signature import png_of
 from plumbline.proposal.read import ENTITY, FIELDS, client_view, status_now, to_read
@@ -189,7 +189,7 @@ class PortalService:
         """The thread with the contractor, newest first."""
         proposal, _, _ = _rows(principal)
         rows, headers = page.finish(await flow.messages(db, proposal.id, page))
-        return [read_of(MessageRead, row) for row in rows], headers
+        return [read_of(ProposalMessageRead, row) for row in rows], headers
 
     async def post_message(
         self, db: AsyncSession, principal: Principal, body: str
@@ -219,7 +219,7 @@ class PortalService:
             title=f"{self._client(proposal)} wrote about proposal {proposal.reference}",
         )
         return read_of(
-            MessageRead,
+            ProposalMessageRead,
             (message.id, message.author, message.author_name, message.body, message.created_at),
         )
 

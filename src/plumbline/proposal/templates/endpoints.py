@@ -5,7 +5,11 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.proposal.templates.auth import CanReadTemplates, CanWriteTemplates
-from plumbline.proposal.templates.schemas import TemplateCreate, TemplateRead, TemplateUpdate
+from plumbline.proposal.templates.schemas import (
+    ProposalTemplateCreate,
+    ProposalTemplateRead,
+    ProposalTemplateUpdate,
+)
 from plumbline.proposal.templates.service import proposal_template as template_service
 from plumbline.routing import make_router, read_only
 
@@ -14,7 +18,7 @@ router = make_router(
 )
 
 
-@router.get("", response_model=list[TemplateRead])
+@router.get("", response_model=list[ProposalTemplateRead])
 @read_only
 async def list_templates(ctx: CanReadTemplates, db: DB, page: Page) -> ORJSONResponse:
     """The workspace's proposal templates, newest first (members read them)."""
@@ -22,16 +26,18 @@ async def list_templates(ctx: CanReadTemplates, db: DB, page: Page) -> ORJSONRes
     return ORJSONResponse(rows, headers=headers)
 
 
-@router.post("", response_model=TemplateRead)
-async def create_template(ctx: CanWriteTemplates, db: DB, body: TemplateCreate) -> ORJSONResponse:
+@router.post("", response_model=ProposalTemplateRead)
+async def create_template(
+    ctx: CanWriteTemplates, db: DB, body: ProposalTemplateCreate
+) -> ORJSONResponse:
     """Create a template (MANAGER and above): a letter body with the template variables and
     the defaults a proposal created from it takes (taxPercent, validDays)."""
     return ORJSONResponse(await template_service.create(db, ctx, body))
 
 
-@router.patch("/{templateId}", response_model=TemplateRead)
+@router.patch("/{templateId}", response_model=ProposalTemplateRead)
 async def update_template(
-    ctx: CanWriteTemplates, db: DB, templateId: str, body: TemplateUpdate
+    ctx: CanWriteTemplates, db: DB, templateId: str, body: ProposalTemplateUpdate
 ) -> ORJSONResponse:
     """Change the fields sent (MANAGER and above)."""
     return ORJSONResponse(await template_service.update(db, ctx, templateId, body))

@@ -7,9 +7,6 @@ from pydantic import BaseModel, Field, Strict, StringConstraints
 
 from plumbline.kit.schema import Patch, Percentage, Schema
 
-# O&M inspection templates have models of the same names: the OpenAPI names these after the
-# module they were first written in, kept so that the served description does not change.
-OPENAPI_MODULE = "plumbline.proposal.schemas"
 TemplateName = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)
 ]
@@ -24,17 +21,15 @@ class TemplateDefaults(Schema):
     valid_days: ValidDays | None = None
 
 
-class TemplateCreate(Schema):
-    __module__ = OPENAPI_MODULE
+class ProposalTemplateCreate(Schema):
     name: TemplateName
     body: TemplateBody
     defaults: TemplateDefaults = Field(default_factory=TemplateDefaults)
 
 
-class TemplateUpdate(Patch):
+class ProposalTemplateUpdate(Patch):
     """Only the fields sent apply; within ``defaults`` too (send null to clear one)."""
 
-    __module__ = OPENAPI_MODULE
     not_null = ("name", "body", "defaults")
     name: TemplateName | None = None
     body: TemplateBody | None = None
@@ -46,8 +41,7 @@ class TemplateDefaultsRead(BaseModel):
     validDays: int | None
 
 
-class TemplateRead(BaseModel):
-    __module__ = OPENAPI_MODULE
+class ProposalTemplateRead(BaseModel):
     id: str
     workspaceId: str
     name: str

@@ -23,7 +23,7 @@ from plumbline.proposal.document import letter
 from plumbline.proposal.read import FOUR, number_text
 from plumbline.proposal.templates import repository as repo
 from plumbline.proposal.templates.errors import TemplateNameTaken
-from plumbline.proposal.templates.schemas import TemplateCreate, TemplateUpdate
+from plumbline.proposal.templates.schemas import ProposalTemplateCreate, ProposalTemplateUpdate
 
 ENTITY = "proposal_template"
 
@@ -81,7 +81,7 @@ class ProposalTemplateService:
             raise TemplateNameTaken()
 
     async def create(
-        self, db: AsyncSession, ctx: WorkspaceContext, data: TemplateCreate
+        self, db: AsyncSession, ctx: WorkspaceContext, data: ProposalTemplateCreate
     ) -> dict[str, Any]:
         """A template whose body the letter renders (400 naming ``body`` otherwise) under a
         name unique in the workspace (409)."""
@@ -102,7 +102,11 @@ class ProposalTemplateService:
         return to_read(_values(template))
 
     async def update(
-        self, db: AsyncSession, ctx: WorkspaceContext, template_id: str, data: TemplateUpdate
+        self,
+        db: AsyncSession,
+        ctx: WorkspaceContext,
+        template_id: str,
+        data: ProposalTemplateUpdate,
     ) -> dict[str, Any]:
         """The fields sent (within ``defaults`` too), checked as on create; audited when
         something changed."""
