@@ -1,8 +1,8 @@
 """The issue list and export filters.
 
-``status``, ``priority``, ``issueKind`` (comma-separated values), ``assigneeId``, ``q``
-(title/description, case-insensitive) and ``updatedSince`` (the export's; the list's page
-applies it, in its own order).
+``status``, ``priority``, ``issueKind`` (comma-separated values), ``assigneeId``,
+``externalId``, ``q`` (title/description, case-insensitive) and ``updatedSince`` (the export's;
+the list's page applies it, in its own order).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class IssueFilters:
     priority: tuple[str, ...] = ()
     issue_kind: tuple[str, ...] = ()
     assignee_id: str | None = None
+    external_id: str | None = None
     q: str | None = None
     updated_since: datetime | None = None
 
@@ -47,6 +48,9 @@ async def issue_filters(
         str | None, Query(alias="issueKind", description="CONSTRUCTION, WORK_ORDER, OCCUPANT")
     ] = None,
     assignee_id: Annotated[str | None, Query(alias="assigneeId", max_length=32)] = None,
+    external_id: Annotated[
+        str | None, Query(alias="externalId", max_length=255, description="Exactly this key")
+    ] = None,
     q: Annotated[
         str | None, Query(max_length=200, description="Text in the title or description")
     ] = None,
@@ -57,6 +61,7 @@ async def issue_filters(
         priority=_values("priority", priority, PRIORITIES),
         issue_kind=_values("issueKind", issue_kind, KINDS),
         assignee_id=assignee_id or None,
+        external_id=external_id or None,
         q=q.strip() or None if q else None,
         updated_since=updated_since,
     )

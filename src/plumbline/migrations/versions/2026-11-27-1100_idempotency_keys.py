@@ -1,7 +1,7 @@
 """idempotency keys: the first answer to each caller's Idempotency-Key, kept 24 hours
 
-Revision ID: 0020_idempotency_keys
-Revises: 0019_merge_integrations
+Revision ID: 0021_idempotency_keys
+Revises: 0020_external_ids
 Create Date: 2026-11-27 11:00:00
 """
 
@@ -13,8 +13,8 @@ from sqlalchemy.dialects import postgresql
 
 import plumbline.db
 
-revision: str = "0020_idempotency_keys"
-down_revision: str | Sequence[str] | None = "0019_merge_integrations"
+revision: str = "0021_idempotency_keys"
+down_revision: str | Sequence[str] | None = "0020_external_ids"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
