@@ -5,6 +5,7 @@ import importlib
 for name in (
     "projects",
     "issues",
+    "bulk",
     "floor",
     "cpu",
     "instructions",

@@ -36,8 +36,8 @@ TELEMETRY_OFF: TelemetryConfig = {"tracing": False, "metrics": False, "logs": Fa
 
 
 def body_limit(path: str) -> int | None:
-    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules, 2 MiB logos, the occupant
-    reporting page's photos; storage uploads enforce their own."""
+    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules and bulk upserts, 2 MiB logos,
+    the occupant reporting page's photos; storage uploads enforce their own."""
     if path.startswith("/api/v1/storage/"):
         return None
     if path.startswith("/portal/occupant/"):
@@ -47,6 +47,8 @@ def body_limit(path: str) -> int | None:
     if path.endswith("/logo"):
         return 2 * MiB
     if path.endswith("/schedule"):  # a whole schedule of up to 5,000 tasks
+        return 4 * MiB
+    if path.endswith("/bulk"):  # up to 1,000 records of a bulk upsert
         return 4 * MiB
     return MiB
 
@@ -104,9 +106,11 @@ def create_app() -> FastAPI:
             "X-Request-Id",
             "Link",
             "ETag",
+            "X-Next-Updated-Since",
             "RateLimit-Limit",
             "RateLimit-Remaining",
             "RateLimit-Reset",
+            "Idempotent-Replayed",
         ],
     )
     app.add_middleware(SkipWebhooksMiddleware)

@@ -109,6 +109,10 @@ class Settings(BaseSettings):
     # How long the change feed keeps events (a cursor older than that answers 410).
     event_retention_days: int = Field(30, ge=1, le=3650)
 
+    # updatedSince lists leave out the rows changed in this last window: a transaction may
+    # still commit rows stamped that long ago (kit/pagination.py, docs/integrations.md).
+    sync_settle_seconds: float = Field(10.0, ge=0, le=3600)
+
     redis_url: str | None = None
     pubsub_prefix: str = "plumbline"
     cron_secret: SecretStr | None = None

@@ -17,10 +17,12 @@ from sqlalchemy.exc import IntegrityError
 from plumbline.db import Base
 from plumbline.errors import Conflict
 from plumbline.identity.errors import UserAlreadyExists
+from plumbline.issue.errors import ExternalIdTaken as IssueExternalIdTaken
+from plumbline.material.errors import ExternalIdTaken as MaterialExternalIdTaken
 from plumbline.material.errors import SkuTaken
 from plumbline.member.errors import AlreadyMember
 from plumbline.occupant.errors import AlreadyReported
-from plumbline.om.errors import AlreadyCompleted, TagTaken
+from plumbline.om.errors import AlreadyCompleted, AssetExternalIdTaken, TagTaken
 from plumbline.proposal.templates.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
@@ -47,6 +49,10 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     ),
     # a partial unique index: tags are unique among a project's live assets
     "uq_assets_project_tag_live": TagTaken,
+    # the caller's keys (externalId): two creates of one key at once, a bulk upsert's included
+    "uq_issues_project_external_id_live": IssueExternalIdTaken,
+    "uq_assets_project_external_id_live": AssetExternalIdTaken,
+    "uq_materials_workspace_id_external_id": MaterialExternalIdTaken,
     # one completion per work order: resolving twice at once completes the schedule once
     "uq_maintenance_completions_work_order_id": AlreadyCompleted,
     "uq_proposal_templates_workspace_id_name": TemplateNameTaken,

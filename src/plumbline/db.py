@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -217,6 +219,22 @@ def discard_notes(session: AsyncSession) -> None:
     """Forget the ``before_commit`` writes of work rolled back, and their notes."""
     session.info.pop(_BEFORE_COMMIT, None)
     session.info.pop(NOTES_KEY, None)
+
+
+@asynccontextmanager
+async def savepoint(session: AsyncSession) -> AsyncIterator[None]:
+    """A SAVEPOINT around one part of the transaction that may fail alone (a bulk upsert's
+    record): its failure rolls back its writes and forgets the notes they made (their events),
+    and the transaction goes on. The notes of a success stay for the commit."""
+    noted = {key: copy.copy(value) for key, value in notes(session).items()}
+    callbacks = list(session.info.get(_BEFORE_COMMIT, ()))
+    try:
+        async with session.begin_nested():
+            yield
+    except BaseException:
+        session.info[NOTES_KEY] = noted
+        session.info[_BEFORE_COMMIT] = callbacks
+        raise
 
 
 class UnitOfWork:

@@ -14,6 +14,7 @@ from fastapi.routing import APIRoute
 
 from plumbline import __version__, conditional
 from plumbline.events.catalogue import TYPES
+from plumbline.idempotency import service as idempotency
 from plumbline.kit.schema import ErrorBody
 from plumbline.routing import UnitOfWorkRoute, dependency_calls
 from plumbline.webhook.schemas import TEST_TYPE, WebhookEvent
@@ -36,6 +37,23 @@ PROTECTED_ERRORS = ("400", "401", "402", "403", "404", "409", "413", "429", "500
 # Collections whose create answers the new record (``id``) and whose routes live under
 # ``<collection>/{someId}``; elsewhere (members, invites) the POST answers something else.
 LINKED_COLLECTIONS = re.compile(r"/api/v1/projects/\{projectId\}/[\w-]+")
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": (
+        "Makes the POST safe to retry: the same key and body from the same caller within 24"
+        " hours get the first answer again (marked `Idempotent-Replayed: true`) and write"
+        " nothing; another body or route with the key is 422 `IDEMPOTENCY_KEY_REUSED`. Only"
+        " answers below 400 are kept. 1 to 255 printable ASCII characters."
+    ),
+    # No space at either end: HTTP drops it there.
+    "schema": {"type": "string", "maxLength": 255, "pattern": "^[!-~]([ -~]*[!-~])?$"},
+}
+REPLAYED_HEADER = {
+    "description": "`true` on the replay of a stored answer to an `Idempotency-Key`",
+    "schema": {"type": "string", "enum": ["true"]},
+}
 Responses = dict[int | str, dict[str, Any]]
 
 
@@ -92,10 +110,30 @@ def build_openapi(app: FastAPI) -> dict[str, Any]:
                     for media in content.values()
                 ):
                     response["content"] = error_ref
+    _declare_idempotency(schema["paths"], error_ref)
     _link_creates(schema["paths"])
     schema["webhooks"] = _webhooks(schemas)
     app.openapi_schema = schema
     return schema
+
+
+def _declare_idempotency(paths: dict[str, Any], error_ref: dict[str, Any]) -> None:
+    """The ``Idempotency-Key`` header of every POST under /api/v1, its 422, and the header
+    that marks a replay (``plumbline.idempotency``)."""
+    for path, item in paths.items():
+        operation = item.get("post")
+        if operation is None or not idempotency.applies("POST", path):
+            continue
+        operation.setdefault("parameters", []).append(dict(IDEMPOTENCY_KEY))
+        responses = operation["responses"]
+        responses["422"] = {
+            "description": "`IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key came with another"
+            " body or route first",
+            "content": error_ref,
+        }
+        for code, response in responses.items():
+            if code.startswith("2"):
+                response.setdefault("headers", {})["Idempotent-Replayed"] = dict(REPLAYED_HEADER)
 
 
 def _link_creates(paths: dict[str, Any]) -> None:

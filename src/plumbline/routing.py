@@ -16,6 +16,7 @@ from starlette.background import BackgroundTask
 from plumbline import conditional
 from plumbline.constraints import conflict_for
 from plumbline.db import AfterCommit, UnitOfWork, database
+from plumbline.idempotency.service import attempting, begin, guarded
 from plumbline.kit.responses import ORJSONResponse
 
 log = logging.getLogger("plumbline")
@@ -59,11 +60,18 @@ class UnitOfWorkRoute(APIRoute):
     """Opens a session, commits once when the response is a success, rolls back otherwise.
     Endpoints and dependencies take it as ``db: DB`` or ``uow: UoW`` (``plumbline.db``).
     Conditional requests (ETag, If-Match, If-None-Match) are answered here for every route
-    (``plumbline.conditional``)."""
+    (``plumbline.conditional``). A POST under /api/v1 with an ``Idempotency-Key`` replays the
+    key's first answer, which is stored in the same transaction as the writes that made it
+    (``plumbline.idempotency``)."""
 
     # FastAPI's handler of this route, which a conditional write on its path runs to read the
     # resource first (in the write's own unit of work).
     read_handler: Callable[[Request], Coroutine[Any, Any, Response]]
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        if "POST" in {method.upper() for method in kwargs.get("methods") or ()}:
+            endpoint = guarded(endpoint)
+        super().__init__(path, endpoint, **kwargs)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = self.read_handler = super().get_route_handler()
@@ -80,6 +88,7 @@ class UnitOfWorkRoute(APIRoute):
             # FastAPI parses the body through the request it is handed (its documented way to
             # change how a body is read): one place for every route's JSON.
             request = JsonRequest(request.scope, request.receive)
+            attempt = await begin(request)
             sessions = database.read_sessionmaker if reads_only else database.sessionmaker
             session = sessions()
             uow = UnitOfWork(session, respond_first=True)
@@ -87,7 +96,10 @@ class UnitOfWorkRoute(APIRoute):
             try:
                 if conditions is not None and place.write:
                     await conditional.check_write(session, request, conditions, place.reader)
-                response = await handler(request)
+                with attempting(attempt):
+                    response = await handler(request)
+                if attempt is not None and response.status_code < 400:
+                    response = await attempt.keep(uow, response)
                 for callback in getattr(request.state, "on_response", ()):
                     callback(response)
                 if response.status_code >= 400:

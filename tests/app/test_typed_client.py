@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from plumbline.config import settings
 from plumbline.kit import clock
 from tests.conftest import ORIGIN
 from tests.factories import World, create_api_key
@@ -130,8 +131,13 @@ async def test_a_sync_journey_through_the_generated_client(
     app: Any,
     world: World,
     ticking: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from plumbline_client import AuthenticatedClient  # type: ignore[import-not-found]
+
+    # The test's clock is frozen between writes: no settle window for updatedSince lists
+    # (tests/app/test_sync_paging.py shows what the window is for).
+    monkeypatch.setattr(settings, "sync_settle_seconds", 0)
     from plumbline_client.api.changes import (  # type: ignore[import-not-found]
         project_changes_api_v_1_projects_project_id_changes_get as project_changes,
     )

@@ -28,6 +28,7 @@ from plumbline.models import (
     CloudConnection,
     File,
     Folder,
+    Issue,
     MaintenanceCompletion,
     Material,
     Membership,
@@ -148,6 +149,35 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
             photo_token_expires_at=now,
             created_at=now,
         ),
+        "uq_issues_project_external_id_live": lambda: Issue(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            number=10_000,
+            title="Twin",
+            external_id=ids["externalId"],
+            checklist=[],
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_assets_project_external_id_live": lambda: Asset(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            tag="TWIN-EXT",
+            name="Twin",
+            external_id=ids["externalId"],
+            status="ACTIVE",
+            meters=[],
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_materials_workspace_id_external_id": lambda: Material(
+            workspace_id=ids["workspaceId"],
+            name="Twin",
+            unit="m",
+            unit_price=0,
+            currency="USD",
+            external_id=ids["externalId"],
+        ),
         "uq_proposal_templates_workspace_id_name": lambda: ProposalTemplate(
             workspace_id=ids["workspaceId"], name=ids["templateName"], body="Twin"
         ),
@@ -261,7 +291,7 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
     assert (rfi.status_code, punch.status_code) == (200, 200), (rfi.text, punch.text)
     material = await client.post(
         f"/api/v1/workspaces/{world.workspace.id}/materials",
-        json={"name": "Twin", "unit": "m", "sku": "TWIN-1"},
+        json={"name": "Twin", "unit": "m", "sku": "TWIN-1", "externalId": "ERP-1"},
         headers=world.manager.headers,
     )
     assert material.status_code == 200, material.text
@@ -274,7 +304,13 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
     await set_project(world.project.id, operations_mode=True)
-    asset = await create_asset(client, world)
+    asset = await create_asset(client, world, externalId="ERP-1")
+    issue = await client.post(
+        f"/api/v1/projects/{world.project.id}/issues",
+        json={"title": "Twin", "externalId": "ERP-1"},
+        headers=headers,
+    )
+    assert issue.status_code == 200, issue.text
     schedule = await create_schedule(client, world, asset["id"])
     generated = await client.post(
         om_url(world.project, "/maintenance/generate-work-orders"), headers=headers
@@ -330,6 +366,7 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         "templateName": template.json()["name"],
         "linkId": link.json()["id"],
         "trackingHash": tracking_hash,
+        "externalId": "ERP-1",  # an issue's, an asset's and a material's
     }
 
 

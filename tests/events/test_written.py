@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,6 +12,7 @@ from plumbline.db import database
 from plumbline.events import catalogue, readers
 from plumbline.models import EventLog
 from tests.factories import World
+from tests.proposal.flow import sent_with_link
 
 
 async def stream_events(stream: str) -> list[EventLog]:
@@ -71,3 +73,26 @@ async def test_a_refused_write_writes_no_event(client: httpx.AsyncClient, world:
 def test_every_resource_of_the_catalogue_has_a_reader() -> None:
     readers.load()
     assert set(readers.READERS) == set(catalogue.RESOURCES)
+
+
+async def test_the_clients_answer_through_the_portal_is_an_event_of_the_public(
+    client: httpx.AsyncClient, world: World, outbox: Path
+) -> None:
+    proposal, path = await sent_with_link(client, world, outbox)
+    accepted = await client.post(f"{path}/accept", json={"signerName": "Dana"})
+    assert accepted.status_code == 200, accepted.text
+    url = f"/api/v1/projects/{world.project.id}/proposals/{proposal['id']}"
+    read = (await client.get(url, headers=world.member.headers)).json()
+
+    events = [e for e in await stream_events(world.project.id) if e.resource == "proposal"]
+    assert [e.type for e in events][-1] == "proposal.accepted"
+    assert events[-1].actor == {"type": "public", "id": None}
+    assert events[-1].data == read
+    assert "proposal.sent" in [e.type for e in events]
+
+
+def test_an_audit_action_named_like_an_event_type_writes_that_event() -> None:
+    """A rename (``proposal.resent`` writes ``proposal.sent``) never hides the type itself."""
+    for type_ in catalogue.TYPES:
+        assert catalogue.ACTIONS[type_].type == type_
+    assert set(catalogue.TYPES) == {source.type for source in catalogue.ACTIONS.values()}

@@ -207,12 +207,15 @@ async def test_list_filters_and_pagination(client, world):
     assert await titles(**{"from": "2026-06-02", "to": "2026-06-04"}) == ["Tuesday"]
     assert await titles(q="crane 50%") == ["Tuesday"]
     assert await titles(q="week") == ["Week 23"]
-    assert await titles(updatedSince="2026-06-05T00:00:00Z") == ["Tuesday", "Week 23"]
+    clock.set_now(datetime(2026, 6, 5, 18, 1, tzinfo=UTC))  # past the sync settle window
+    # Oldest change first: the two of one instant by id, in the order they were made.
+    assert await titles(updatedSince="2026-06-05T00:00:00Z") == ["Week 23", "Tuesday"]
     clock.set_now(datetime(2026, 6, 8, 9, tzinfo=UTC))
     edited = await client.patch(
         f"{url(world.project)}/{monday['id']}", json={"notes": "Late"}, headers=world.member.headers
     )
     assert edited.status_code == 200, edited.text
+    clock.set_now(datetime(2026, 6, 8, 9, 1, tzinfo=UTC))
     assert await titles(updatedSince="2026-06-08T09:00:00Z") == ["Monday"]
     page = await client.get(url(world.project), params={"limit": 2}, headers=world.member.headers)
     assert len(page.json()) == 2 and 'rel="next"' in page.headers["link"]

@@ -27,6 +27,7 @@ RESPONSE_FIELDS = {
     "id",
     "projectId",
     "number",
+    "externalId",
     "title",
     "description",
     "status",

@@ -117,6 +117,7 @@ async def test_each_route_checks_scope_module_plan_and_workspace(
 
 SETUP = {
     ("POST", "/assets"),
+    ("POST", "/assets/bulk"),
     ("PATCH", "/assets/{assetId}"),
     ("DELETE", "/assets/{assetId}"),
     ("POST", "/maintenance"),

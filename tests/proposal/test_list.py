@@ -79,9 +79,10 @@ async def test_client_email_is_exact_and_case_insensitive(client, world, three):
 
 async def test_updated_since(client, world, three):
     since = "2026-11-21T09:00:00Z"
-    assert await titles(client, world, f"?updatedSince={since}") == [
-        "Car park lighting",
+    clock.set_now(T0 + timedelta(days=2, minutes=1))  # past the sync settle window
+    assert await titles(client, world, f"?updatedSince={since}") == [  # oldest change first
         "Lobby 50% refit",
+        "Car park lighting",
     ]
     response = await client.get(
         url(world.project, "?updatedSince=yesterday"), headers=world.member.headers

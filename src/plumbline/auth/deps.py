@@ -60,6 +60,13 @@ def sent(request: Request, scheme: Scheme) -> str | None:
     return request.headers.get(scheme.model.name) or None
 
 
+def identified(request: Request, principal: Principal) -> Principal:
+    """``principal``, named on the request as the caller (``Principal.identity``) its
+    ``Idempotency-Key`` belongs to (``plumbline.idempotency``)."""
+    request.state.caller = principal.identity
+    return principal
+
+
 async def user_with(
     request: Request,
     query: AnySelect = LIVE_SESSION,
@@ -85,7 +92,7 @@ async def user_with(
     session_used(request, session, token, now)
     if verified and settings.require_email_verification and not user.email_verified:
         raise EmailNotVerified()
-    return Principal(user=user, session=session), row
+    return identified(request, Principal(user=user, session=session)), row
 
 
 @principal_dependency(session_cookie)
@@ -123,7 +130,7 @@ async def key_principal(request: Request, key: ApiKey | None) -> Principal:
         on_response(request, lambda r: r.headers.update(verdict.headers()))
     if key.last_used_at is None or key.last_used_at < now - LAST_USED_PRECISION:
         key.last_used_at = now
-    return Principal(api_key=key)
+    return identified(request, Principal(api_key=key))
 
 
 @principal_dependency(session_cookie, api_key_header)
@@ -155,6 +162,7 @@ async def cron_caller(request: Request) -> None:
         secret, settings.cron_secret.get_secret_value()
     ):
         raise Unauthorized()
+    request.state.caller = "cron"
 
 
 @principal_dependency()

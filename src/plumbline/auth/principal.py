@@ -42,6 +42,16 @@ class Principal:
     def key_id(self) -> str | None:
         return self.api_key.id if self.api_key else None
 
+    @property
+    def identity(self) -> str:
+        """The caller whatever credential it sends this time: the user (any of their sessions),
+        the API key, or the public link (its token's hash). Idempotency keys belong to it."""
+        if self.api_key is not None:
+            return f"key:{self.api_key.id}"
+        if self.user is not None:
+            return f"user:{self.user.id}"
+        return f"link:{self.require_token().token_hash}"
+
     def require_token(self) -> TokenGrant:
         if self.token is None:
             raise RuntimeError("this route declared a public-token principal")

@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.auth.deps import principal_dependency, public_caller
+from plumbline.auth.deps import identified, principal_dependency, public_caller
 from plumbline.auth.principal import Principal, TokenGrant
 from plumbline.db import uow_of
 from plumbline.errors import AppError, Conflict, Expired, NotFound
@@ -63,6 +63,6 @@ def public_token(purpose: TokenPurpose) -> Callable[..., Awaitable[Principal]]:
     async def dependency(
         request: Request, token: str, _: Annotated[None, Depends(public_caller)]
     ) -> Principal:
-        return await resolve_token(uow_of(request).session, purpose, token)
+        return identified(request, await resolve_token(uow_of(request).session, purpose, token))
 
     return dependency

@@ -26,10 +26,10 @@ from plumbline.models import (
     RfiAssignee,
     ScheduleTask,
 )
+from plumbline.proposal.status import EDITABLE, LIVE
 
 OPEN_ISSUES = ("OPEN", "IN_PROGRESS")
 OPEN_RFIS = ("OPEN", "IN_REVIEW")  # the answer is still due
-LIVE_PROPOSALS = ("DRAFT", "SENT", "VIEWED", "CHANGES_REQUESTED")
 Ts = TypeVarTuple("Ts")
 
 
@@ -194,7 +194,7 @@ async def proposals(
         Proposal.client_name,
         Proposal.valid_until,
         Proposal.updated_at,
-    ).where(Proposal.deleted_at.is_(None), Proposal.status.in_(LIVE_PROPOSALS))
+    ).where(Proposal.deleted_at.is_(None), Proposal.status.in_((*EDITABLE, *LIVE)))
     mine = Proposal.created_by == user_id if user_id else None
     return await _rows(db, query, Proposal.project_id, project_ids, mine)
 

@@ -67,8 +67,4 @@ _RENAMED: dict[str, Source] = {
     "file.version_added": Source("file_version.created", "fileVersionId"),
     "file.version_deleted": Source("file_version.deleted", "fileVersionId"),
 }
-_RENAMED_TYPES = {source.type for source in _RENAMED.values()}
-ACTIONS: dict[str, Source] = {
-    **{type_: Source(type_) for type_ in TYPES if type_ not in _RENAMED_TYPES},
-    **_RENAMED,
-}
+ACTIONS: dict[str, Source] = {**{type_: Source(type_) for type_ in TYPES}, **_RENAMED}

@@ -113,6 +113,9 @@ def tombstone(resource: str, resource_id: str, at: datetime) -> dict[str, Any]:
 @sa_event.listens_for(Session, "before_commit")
 def _refuse_unwritten(session: Session) -> None:
     """A transaction that noted events commits only through ``write_noted`` (else integrators
-    would silently miss the change): a path that commits otherwise is a bug."""
+    would silently miss the change): a path that commits otherwise is a bug. Releasing a
+    savepoint (``db.savepoint``) is no commit: its notes wait for the transaction's."""
+    if session.in_nested_transaction():
+        return
     if session.info.get(NOTES_KEY, {}).get(NOTED):
         raise RuntimeError("events were noted but not written before the commit")

@@ -60,8 +60,6 @@ async def list_rows(
         query = query.where(FieldReport.report_date >= filters.date_from)
     if filters.date_to:
         query = query.where(FieldReport.report_date <= filters.date_to)
-    if filters.updated_since:
-        query = query.where(FieldReport.updated_at >= filters.updated_since)
     if filters.q:
         query = query.where(or_(*(c.icontains(filters.q, autoescape=True) for c in SEARCHED)))
     return (await db.execute(page.apply(query, FieldReport.id))).all()

@@ -14,7 +14,7 @@ from pydantic import (
     model_validator,
 )
 
-from plumbline.kit.schema import CalendarDay, EmailAddress, Instant, Number, Patch, Schema, Title
+from plumbline.kit.schema import CalendarDay, EmailAddress, Number, Patch, Schema, Title
 
 ReportKind = Literal["DAILY", "WEEKLY"]
 ReportStatus = Literal["DRAFT", "SUBMITTED"]
@@ -86,7 +86,6 @@ class ReportFilters:
     date_from: date | None = None
     date_to: date | None = None
     q: str | None = None
-    updated_since: datetime | None = None
 
 
 async def report_filters(
@@ -99,9 +98,8 @@ async def report_filters(
         date | None, Query(alias="to", description="Last reportDate (YYYY-MM-DD)")
     ] = None,
     q: Annotated[str | None, Query(max_length=200, description="Text in title and notes")] = None,
-    updated_since: Annotated[Instant | None, Query(alias="updatedSince")] = None,
 ) -> ReportFilters:
-    return ReportFilters(status, report_kind, date_from, date_to, q or None, updated_since)
+    return ReportFilters(status, report_kind, date_from, date_to, q or None)
 
 
 class WeatherRead(BaseModel):

@@ -48,6 +48,7 @@ class FolderRead(Schema):
     name: str
     created_at: str
     created_by: str | None
+    updated_at: str
 
 
 class StructureApplied(Schema):
@@ -200,4 +201,6 @@ def answer(model: type[Schema], row: Any, *left_out: str) -> dict[str, Any]:
     fields = model.model_fields.items()
     body = {f.alias or n: getattr(row, n) for n, f in fields if n not in left_out}
     body["createdAt"] = iso(body["createdAt"])
+    if "updatedAt" in body:
+        body["updatedAt"] = iso(body["updatedAt"])
     return body

@@ -31,8 +31,9 @@ class MaintenanceResult(BaseModel):
 
 @router.post("/maintenance", response_model=MaintenanceResult)
 async def maintenance(uow: UoW) -> ORJSONResponse:
-    """Daily housekeeping jobs: purge deleted workspaces past 30 days, stale uploads and old
-    finished jobs; without a worker, also run the jobs due for a retry (``dueJobs``)."""
+    """Daily housekeeping jobs: purge deleted workspaces past 30 days, stale uploads, old
+    finished jobs and idempotency keys past 24 hours; without a worker, also run the jobs due
+    for a retry (``dueJobs``)."""
     return ORJSONResponse(await run_maintenance(uow))
 
 

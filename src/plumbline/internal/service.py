@@ -14,6 +14,7 @@ HOUSEKEEPING = (
     "jobs.purge_finished",
     "events.purge_expired",
     "webhooks.purge_deliveries",
+    "idempotency.purge_expired",
 )
 
 

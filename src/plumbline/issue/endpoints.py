@@ -5,12 +5,14 @@ from __future__ import annotations
 from fastapi.responses import StreamingResponse
 
 from plumbline.db import DB, UoW
+from plumbline.issue import bulk
 from plumbline.issue.auth import CanCommentIssues, CanReadIssues, CanWriteIssues
 from plumbline.issue.comments import issue_comments
 from plumbline.issue.filters import Filters
 from plumbline.issue.photos import reference_photos
 from plumbline.issue.schemas import (
     CommentCreate,
+    IssueBulk,
     IssueCommentRead,
     IssueCreate,
     IssuePhotoComplete,
@@ -24,6 +26,7 @@ from plumbline.issue.service import issue as issue_service
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.records.export import csv_response
 from plumbline.routing import make_router, read_only
 
@@ -41,6 +44,12 @@ async def list_issues(ctx: CanReadIssues, db: DB, filters: Filters, page: Page) 
 async def create_issue(ctx: CanWriteIssues, uow: UoW, body: IssueCreate) -> ORJSONResponse:
     """Create an issue or work order."""
     return ORJSONResponse(await issue_service.create(uow, ctx, body))
+
+
+@router.post("/bulk", response_model=UpsertAnswer, responses=BULK_RESPONSES)
+async def bulk_upsert_issues(ctx: CanWriteIssues, uow: UoW, body: IssueBulk) -> ORJSONResponse:
+    """Create or update up to 1,000 issues and work orders by externalId; a result per record."""
+    return ORJSONResponse(await bulk.upsert(uow, ctx, body))
 
 
 @router.get(

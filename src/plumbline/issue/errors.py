@@ -1,6 +1,6 @@
 """Errors of the issue domain."""
 
-from plumbline.errors import Forbidden, NotFound
+from plumbline.errors import Conflict, Forbidden, NotFound
 
 
 class IssueNotFound(NotFound, message="Issue not found"): ...
@@ -12,3 +12,6 @@ class IssuesNotShared(Forbidden, message="Issues are not shared with clients on 
 class ExternalCannotReassign(
     Forbidden, message="External collaborators cannot change who an issue is assigned to"
 ): ...
+
+
+class ExternalIdTaken(Conflict, message="Another issue of this project has this externalId"): ...

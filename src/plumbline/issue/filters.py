@@ -1,7 +1,8 @@
 """The issue list and export filters.
 
-``status``, ``priority``, ``issueKind`` (comma-separated values), ``assigneeId``, ``q``
-(title/description, case-insensitive) and ``updatedSince``.
+``status``, ``priority``, ``issueKind`` (comma-separated values), ``assigneeId``,
+``externalId``, ``q`` (title/description, case-insensitive) and ``updatedSince`` (the export's;
+the list's page applies it, in its own order).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from fastapi import Depends, Query
 
 from plumbline.errors import InvalidField
 from plumbline.issue.schemas import KINDS, PRIORITIES, STATUSES
-from plumbline.kit.schema import Instant
+from plumbline.kit.pagination import UpdatedSince
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class IssueFilters:
     priority: tuple[str, ...] = ()
     issue_kind: tuple[str, ...] = ()
     assignee_id: str | None = None
+    external_id: str | None = None
     q: str | None = None
     updated_since: datetime | None = None
 
@@ -46,18 +48,20 @@ async def issue_filters(
         str | None, Query(alias="issueKind", description="CONSTRUCTION, WORK_ORDER, OCCUPANT")
     ] = None,
     assignee_id: Annotated[str | None, Query(alias="assigneeId", max_length=32)] = None,
+    external_id: Annotated[
+        str | None, Query(alias="externalId", max_length=255, description="Exactly this key")
+    ] = None,
     q: Annotated[
         str | None, Query(max_length=200, description="Text in the title or description")
     ] = None,
-    updated_since: Annotated[
-        Instant | None, Query(alias="updatedSince", description="Changed at or after")
-    ] = None,
+    updated_since: UpdatedSince = None,
 ) -> IssueFilters:
     return IssueFilters(
         status=_values("status", status, STATUSES),
         priority=_values("priority", priority, PRIORITIES),
         issue_kind=_values("issueKind", issue_kind, KINDS),
         assignee_id=assignee_id or None,
+        external_id=external_id or None,
         q=q.strip() or None if q else None,
         updated_since=updated_since,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 from typing import cast as type_cast
 
@@ -10,6 +11,7 @@ from sqlalchemy import (
     ColumnElement,
     Row,
     Table,
+    and_,
     bindparam,
     exists,
     insert,
@@ -46,6 +48,7 @@ FIELDS = Fields(
         "id": "id",
         "projectId": "project_id",
         "number": "number",
+        "externalId": "external_id",
         "title": "title",
         "description": "description",
         "status": "status",
@@ -93,6 +96,8 @@ def filtered(vis: Visibility, filters: IssueFilters) -> list[ColumnElement[bool]
         conditions.append(T.issue_kind.in_(filters.issue_kind))
     if filters.assignee_id:
         conditions.append(T.assignee_id == filters.assignee_id)
+    if filters.external_id is not None:
+        conditions.append(T.external_id == filters.external_id)
     if filters.updated_since is not None:
         conditions.append(T.updated_at >= filters.updated_since)
     if filters.q:
@@ -113,8 +118,9 @@ HAS_PHOTOS = (
 async def list_rows(
     db: AsyncSession, vis: Visibility, filters: IssueFilters, page: PageParams
 ) -> Sequence[Any]:
-    """Rows of ``FIELDS.columns`` then ``has_photos``."""
-    query = page.apply(select(*FIELDS.columns, HAS_PHOTOS).where(*filtered(vis, filters)), ID)
+    """Rows of ``FIELDS.columns`` then ``has_photos``; the page applies ``updatedSince``."""
+    where = filtered(vis, replace(filters, updated_since=None))
+    query = page.apply(select(*FIELDS.columns, HAS_PHOTOS).where(*where), ID)
     return (await db.execute(query)).all()
 
 
@@ -132,6 +138,38 @@ async def get_row(db: AsyncSession, vis: Visibility, issue_id: str) -> Any:
 async def get_entity(db: AsyncSession, vis: Visibility, issue_id: str) -> Issue | None:
     query = select(Issue).where(T.id == issue_id, *visible(vis))
     return (await db.execute(query)).scalar_one_or_none()
+
+
+async def external_id_taken(
+    db: AsyncSession, project_id: str, external_id: str, except_id: str | None = None
+) -> bool:
+    """Whether a live issue of the project (other than ``except_id``) has ``external_id``."""
+    query = select(T.id).where(
+        T.project_id == project_id, T.deleted_at.is_(None), T.external_id == external_id
+    )
+    if except_id is not None:
+        query = query.where(T.id != except_id)
+    return (await db.execute(query.limit(1))).first() is not None
+
+
+async def by_external_ids(
+    db: AsyncSession, vis: Visibility, external_ids: Sequence[str]
+) -> list[tuple[Issue, bool]]:
+    """The project's live issues with one of ``external_ids``, each with whether the caller
+    may see it; locked (PostgreSQL) in id order. One query."""
+    if not external_ids:
+        return []
+    query = (
+        select(Issue, and_(*visible(vis)).label("seen"))
+        .where(
+            T.project_id == vis.project_id,
+            T.deleted_at.is_(None),
+            T.external_id.in_(external_ids),
+        )
+        .order_by(T.id)
+        .with_for_update(of=Issue)
+    )
+    return [(issue, bool(seen)) for issue, seen in (await db.execute(query)).tuples()]
 
 
 # Values as parameters of prebuilt Core inserts: ``insert(Issue).values(**values)`` turns each value

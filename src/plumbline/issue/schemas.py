@@ -14,6 +14,7 @@ from plumbline.file.schemas import FileName
 from plumbline.kit.schema import (
     ByteCount,
     CalendarDay,
+    ExternalId,
     Flag,
     PageNumber,
     Patch,
@@ -22,6 +23,7 @@ from plumbline.kit.schema import (
     Schema,
     Title,
 )
+from plumbline.records.bulk import MAX_RECORDS, Lenient
 
 STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
 PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
@@ -49,6 +51,9 @@ class ChecklistItem(Schema):
 
 class _IssueFields(Schema):
     title: Title | None = None
+    external_id: ExternalId | None = Field(
+        default=None, description="Your own key for the issue, unique among the project's"
+    )
     description: str | None = Field(default=None, max_length=20000)
     status: Status | None = None
     priority: Priority | None = None
@@ -78,6 +83,20 @@ class IssueUpdate(_IssueFields, Patch):
     """Only the fields present in the body change; nullable fields may be cleared with null."""
 
     not_null = ("title", "status", "priority", "issue_kind", "checklist")
+
+
+class IssueRecord(IssueCreate):
+    """A record of a bulk upsert: the create body with its (required) key. An existing issue
+    with this key gets the fields sent, as a PATCH would."""
+
+    external_id: ExternalId
+
+
+class IssueBulk(Schema):
+    records: list[Lenient[IssueRecord]] = Field(min_length=1, max_length=MAX_RECORDS)
+    all_or_nothing: Flag = Field(
+        default=False, description="Any refused record and nothing is written (400)"
+    )
 
 
 class ReferencePhoto(BaseModel):
@@ -111,6 +130,7 @@ class IssueRead(BaseModel):
     id: str
     projectId: str
     number: int
+    externalId: str | None
     title: str
     description: str | None
     status: Status

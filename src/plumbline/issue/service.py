@@ -18,7 +18,7 @@ from plumbline.events.readers import reader
 from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
-from plumbline.issue.errors import ExternalCannotReassign
+from plumbline.issue.errors import ExternalCannotReassign, ExternalIdTaken
 from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
 from plumbline.issue.photos import PHOTOS
@@ -35,6 +35,7 @@ from plumbline.viewer.events import publish_to_version
 
 # Audited fields (their columns are what a create or update may write).
 AUDITED = (
+    "externalId",
     "title",
     "description",
     "status",
@@ -63,9 +64,19 @@ DONE = ("RESOLVED", "CLOSED")
 ASSIGNED = Notice("ISSUE_ASSIGNED", "You were assigned issue #{n}: {title}", "issue #{n}", "issues")
 
 
-def checklist(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Items as stored: each keeps its id or gets one (create and PATCH validate them alike)."""
-    return [{**item, "id": item.get("id") or new_id()} for item in items]
+def checklist(
+    items: Sequence[Mapping[str, Any]], current: Sequence[Mapping[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """Items as stored: each keeps its id or gets one (create and PATCH validate them alike).
+    An item sent without an id keeps the id of the current item at its place when that one has
+    the same label (and no item sent names it), so a list sent again changes nothing."""
+    named = {item.get("id") for item in items}
+    stored = []
+    for i, item in enumerate(items):
+        same = i < len(current) and current[i].get("label") == item.get("label")
+        kept = current[i].get("id") if same and current[i].get("id") not in named else None
+        stored.append({**item, "id": item.get("id") or kept or new_id()})
+    return stored
 
 
 def _changed(changes: dict[str, Any], column: str, current: str | None) -> str | None:
@@ -184,14 +195,33 @@ class IssueService:
             db, ctx, MAINTENANCE_SCHEDULE, "maintenanceScheduleId", schedule_id
         )
 
+    async def _check_external_id(
+        self, db: AsyncSession, ctx: ProjectContext, external_id: str | None, own: str | None
+    ) -> None:
+        """No other live issue of the project has the key (409; the unique index settles a
+        race)."""
+        if external_id is not None and await repo.external_id_taken(
+            db, ctx.project.id, external_id, own
+        ):
+            raise ExternalIdTaken()
+
     async def create(
-        self, uow: UnitOfWork, ctx: ProjectContext, body: IssueCreate
+        self,
+        uow: UnitOfWork,
+        ctx: ProjectContext,
+        body: IssueCreate,
+        *,
+        key_checked: bool = False,
     ) -> dict[str, Any]:
+        """A new issue or work order; ``key_checked``: the caller (a bulk upsert) already
+        knows that no live issue has its ``externalId``."""
         db = uow.session
         if body.issue_kind == "OCCUPANT":
             raise InvalidField(
                 "issueKind", "occupant requests are created through the occupant portal"
             )
+        if not key_checked:
+            await self._check_external_id(db, ctx, body.external_id, None)
         assignee = body.assignee_id
         await references.require_assignee(db, ctx, assignee)
         file_id, version_id = await self._resolve_file(db, ctx, body.file_id, body.file_version_id)
@@ -205,6 +235,7 @@ class IssueService:
             status=body.status,
             priority=body.priority,
             issue_kind=body.issue_kind,
+            external_id=body.external_id,
             assignee_id=body.assignee_id,
             due_date=body.due_date,
             location=body.location,
@@ -275,7 +306,19 @@ class IssueService:
     ) -> dict[str, Any]:
         db = uow.session
         issue = await require_entity(db, ctx, issue_id)
+        await self.change(uow, ctx, issue, body)
+        by_issue = await PHOTOS.of(db, [issue.id])
+        return FIELDS.read(FIELDS.of(issue), referencePhotos=by_issue.get(issue.id) or [])
+
+    async def change(
+        self, uow: UnitOfWork, ctx: ProjectContext, issue: Issue, body: IssueUpdate
+    ) -> dict[str, list[Any]]:
+        """The fields sent applied to ``issue`` (loaded within what the caller sees) with every
+        rule of the PATCH; audited. Returns the changes (none: nothing was written)."""
+        db = uow.session
         changes = body.sent()
+        if "external_id" in changes and changes["external_id"] != issue.external_id:
+            await self._check_external_id(db, ctx, changes["external_id"], issue.id)
         kind = changes.get("issue_kind", issue.issue_kind)
         if kind != issue.issue_kind:
             if kind == "OCCUPANT":
@@ -314,7 +357,7 @@ class IssueService:
             _changed(changes, "maintenance_schedule_id", issue.maintenance_schedule_id),
         )
         if "checklist" in changes:
-            changes["checklist"] = checklist(changes["checklist"])
+            changes["checklist"] = checklist(changes["checklist"], issue.checklist)
         before = FIELDS.audited(issue, AUDITED)
         status = changes.pop("status", issue.status)
         for column, value in changes.items():
@@ -324,14 +367,13 @@ class IssueService:
             if status in DONE:  # a preventive work order done completes its schedule, once
                 await hooks.done(db, ctx, issue)
         after = FIELDS.audited(issue, AUDITED)
-        if await audit_update(db, ctx, ("issue", issue), "issue.updated", before, after):
+        done = await audit_update(db, ctx, ("issue", issue), "issue.updated", before, after)
+        if done:
             _announce(uow, issue.id, "updated", before["fileVersionId"], issue.file_version_id)
-        by_issue = await PHOTOS.of(db, [issue.id])
-        result = FIELDS.read(FIELDS.of(issue), referencePhotos=by_issue.get(issue.id) or [])
         await ASSIGNED.send(
             uow, ctx, [assignee], record_id=issue.id, number=issue.number, title=issue.title
         )
-        return result
+        return done
 
     async def delete(self, uow: UnitOfWork, ctx: ProjectContext, issue_id: str) -> None:
         """Soft delete: MANAGER+ (and keys) any issue, a MEMBER only the ones they created."""

@@ -29,6 +29,7 @@ TASK_MODULES = (
     "plumbline.workspace.tasks",
     "plumbline.jobs.tasks",
     "plumbline.events.tasks",
+    "plumbline.idempotency.tasks",
     "plumbline.digest.tasks",
     "plumbline.proposal.tasks",
     "plumbline.webhook.tasks",

@@ -104,3 +104,16 @@ def decrypt(token: str, purpose: str) -> str | None:
         return _fernet(settings.secret, purpose).decrypt(token.encode()).decode()
     except InvalidToken:
         return None
+
+
+def seal(data: bytes, purpose: str) -> bytes:
+    """``encrypt`` for bytes (a stored response body)."""
+    return _fernet(settings.secret, purpose).encrypt(data)
+
+
+def unseal(token: bytes, purpose: str) -> bytes | None:
+    """The bytes ``seal`` sealed; None when they were sealed under another key or altered."""
+    try:
+        return _fernet(settings.secret, purpose).decrypt(token)
+    except InvalidToken:
+        return None

@@ -186,6 +186,8 @@ NOT_BLANK = r"\S"
 Title = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500, pattern=NOT_BLANK)
 ]
+# The caller's own key for a record (issues, assets, materials): opaque, kept as sent.
+ExternalId = Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=NOT_BLANK)]
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,20 @@
-"""``/workspaces/{workspaceId}/materials``: CRUD, CSV import and export."""
+"""``/workspaces/{workspaceId}/materials``: CRUD, CSV import and export, bulk upsert."""
 
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
 from fastapi.responses import StreamingResponse
 
-from plumbline.db import DB
+from plumbline.db import DB, UoW
 from plumbline.errors import UnsupportedMediaType
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.material import bulk
 from plumbline.material.auth import CanReadMaterials, CanWriteMaterials
 from plumbline.material.schemas import (
     ImportResult,
+    MaterialBulk,
     MaterialCreate,
     MaterialFilters,
     MaterialRead,
@@ -20,6 +22,7 @@ from plumbline.material.schemas import (
     material_filters,
 )
 from plumbline.material.service import material as material_service
+from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.records.export import csv_response
 from plumbline.routing import make_router, read_only
 
@@ -40,7 +43,7 @@ CSV_BODY = {
 async def list_materials(
     ctx: CanReadMaterials, db: DB, filters: Filters, page: Page
 ) -> ORJSONResponse:
-    """List the workspace's materials, newest first (filters: q, category)."""
+    """List the workspace's materials, newest first (filters: q, category, externalId)."""
     rows, headers = await material_service.list_materials(db, ctx, filters, page)
     return ORJSONResponse(rows, headers=headers)
 
@@ -64,6 +67,14 @@ async def import_materials(
         raise UnsupportedMediaType("Send the CSV as the raw body with Content-Type text/csv")
     body = await request.body()
     return ORJSONResponse(await material_service.import_csv(db, ctx, body, dry_run=dry_run))
+
+
+@router.post("/bulk", response_model=UpsertAnswer, responses=BULK_RESPONSES)
+async def bulk_upsert_materials(
+    ctx: CanWriteMaterials, uow: UoW, body: MaterialBulk
+) -> ORJSONResponse:
+    """Create or update up to 1,000 materials by externalId; a result per record."""
+    return ORJSONResponse(await bulk.upsert(uow, ctx, body))
 
 
 @router.get(

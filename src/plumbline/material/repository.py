@@ -26,6 +26,8 @@ def filtered(workspace_id: str, filters: MaterialFilters) -> AnySelect:
         query = query.where(or_(*(c.icontains(filters.q, autoescape=True) for c in SEARCHED)))
     if filters.category:
         query = query.where(Material.category == filters.category)
+    if filters.external_id is not None:
+        query = query.where(Material.external_id == filters.external_id)
     return query
 
 
@@ -54,6 +56,28 @@ async def get(db: AsyncSession, workspace_id: str, material_id: str) -> Material
 async def sku_owner(db: AsyncSession, workspace_id: str, sku: str) -> str | None:
     query = select(Material.id).where(Material.workspace_id == workspace_id, Material.sku == sku)
     return (await db.execute(query)).scalar_one_or_none()
+
+
+async def external_id_owner(db: AsyncSession, workspace_id: str, external_id: str) -> str | None:
+    query = select(Material.id).where(
+        Material.workspace_id == workspace_id, Material.external_id == external_id
+    )
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+async def by_external_ids(
+    db: AsyncSession, workspace_id: str, external_ids: Sequence[str]
+) -> Sequence[Material]:
+    """The workspace's materials with one of ``external_ids``, locked in id order. One query."""
+    if not external_ids:
+        return []
+    query = (
+        select(Material)
+        .where(Material.workspace_id == workspace_id, Material.external_id.in_(external_ids))
+        .order_by(Material.id)
+        .with_for_update()
+    )
+    return (await db.execute(query)).scalars().all()
 
 
 async def by_skus(db: AsyncSession, workspace_id: str, skus: Sequence[str]) -> dict[str, Material]:

@@ -8,9 +8,10 @@ from decimal import Decimal
 from typing import Annotated
 
 from fastapi import Query
-from pydantic import BaseModel, StringConstraints
+from pydantic import BaseModel, Field, StringConstraints
 
-from plumbline.kit.schema import Money, Patch, Schema
+from plumbline.kit.schema import ExternalId, Flag, Money, Patch, Schema
+from plumbline.records.bulk import MAX_RECORDS, Lenient
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Unit = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
@@ -28,6 +29,9 @@ class MaterialCreate(Schema):
     sku: Label | None = None
     category: Label | None = None
     supplier: Supplier | None = None
+    external_id: ExternalId | None = Field(
+        default=None, description="Your own key for the material, unique in the workspace"
+    )
 
 
 class MaterialUpdate(Patch):
@@ -39,11 +43,27 @@ class MaterialUpdate(Patch):
     sku: Label | None = None
     category: Label | None = None
     supplier: Supplier | None = None
+    external_id: ExternalId | None = None
+
+
+class MaterialRecord(MaterialCreate):
+    """A record of a bulk upsert: the create body with its (required) key. An existing material
+    with this key gets the fields sent, as a PATCH would."""
+
+    external_id: ExternalId
+
+
+class MaterialBulk(Schema):
+    records: list[Lenient[MaterialRecord]] = Field(min_length=1, max_length=MAX_RECORDS)
+    all_or_nothing: Flag = Field(
+        default=False, description="Any refused record and nothing is written (400)"
+    )
 
 
 class MaterialRead(BaseModel):
     id: str
     workspaceId: str
+    externalId: str | None
     name: str
     unit: str
     unitPrice: str
@@ -60,6 +80,7 @@ class MaterialRead(BaseModel):
 class MaterialFilters:
     q: str | None = None
     category: str | None = None
+    external_id: str | None = None
 
 
 async def material_filters(
@@ -67,8 +88,11 @@ async def material_filters(
         str | None, Query(max_length=200, description="Text in name, SKU or supplier")
     ] = None,
     category: Annotated[str | None, Query(max_length=100, description="Exact category")] = None,
+    external_id: Annotated[
+        str | None, Query(alias="externalId", max_length=255, description="Exactly this key")
+    ] = None,
 ) -> MaterialFilters:
-    return MaterialFilters(q or None, category or None)
+    return MaterialFilters(q or None, category or None, external_id or None)
 
 
 class ImportRow(BaseModel):

@@ -23,7 +23,7 @@ from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
 from plumbline.material import repository as repo
-from plumbline.material.errors import MaterialNotFound, SkuTaken
+from plumbline.material.errors import ExternalIdTaken, MaterialNotFound, SkuTaken
 from plumbline.material.imports import parse_rows
 from plumbline.material.repository import FIELDS
 from plumbline.material.schemas import MaterialCreate, MaterialFilters, MaterialUpdate
@@ -35,7 +35,9 @@ from plumbline.records.repository import rows_by_id
 ENTITY = "material"
 DEFAULT_CURRENCY = "USD"
 EDITABLE = ("name", "unit", "unitPrice", "currency", "sku", "category", "supplier")
-COLUMNS = FIELDS.columns_of(EDITABLE)
+# What a create or update writes and the audit log compares (the CSV keeps EDITABLE).
+WRITTEN = (*EDITABLE, "externalId")
+COLUMNS = FIELDS.columns_of(WRITTEN)
 CSV_HEADER = ("id", *EDITABLE, "createdAt", "updatedAt")
 
 
@@ -56,8 +58,8 @@ def _row(row: Sequence[Any]) -> dict[str, Any]:
     return body
 
 
-def _audited(material: Material) -> dict[str, Any]:
-    values = FIELDS.audited(material, EDITABLE)
+def _audited(material: Material, names: Sequence[str] = WRITTEN) -> dict[str, Any]:
+    values = FIELDS.audited(material, names)
     values["unitPrice"] = money.text(values["unitPrice"])
     return values
 
@@ -82,11 +84,28 @@ class MaterialService:
         if owner is not None and owner != own_id:
             raise SkuTaken(sku=sku)
 
+    async def _check_external_id(
+        self, db: AsyncSession, ctx: WorkspaceContext, external_id: str | None, own_id: str | None
+    ) -> None:
+        if external_id is None:
+            return
+        owner = await repo.external_id_owner(db, ctx.workspace.id, external_id)
+        if owner is not None and owner != own_id:
+            raise ExternalIdTaken()
+
     async def create(
-        self, db: AsyncSession, ctx: WorkspaceContext, data: MaterialCreate
+        self,
+        db: AsyncSession,
+        ctx: WorkspaceContext,
+        data: MaterialCreate,
+        *,
+        key_checked: bool = False,
     ) -> dict[str, Any]:
-        """A material with a SKU unique in the workspace; the currency defaults to USD."""
+        """A material with a SKU and an externalId unique in the workspace; the currency
+        defaults to USD. ``key_checked``: the caller (a bulk upsert) knows the key is free."""
         await self._check_sku(db, ctx, data.sku, None)
+        if not key_checked:
+            await self._check_external_id(db, ctx, data.external_id, None)
         material = Material(
             workspace_id=ctx.workspace.id,
             created_by=ctx.user_id,
@@ -97,6 +116,7 @@ class MaterialService:
             sku=data.sku,
             category=data.category,
             supplier=data.supplier,
+            external_id=data.external_id,
         )
         db.add(material)
         await db.flush()
@@ -109,17 +129,26 @@ class MaterialService:
     ) -> dict[str, Any]:
         """Edit a material; a new SKU must stay unique in the workspace; changes are audited."""
         material = await self._load(db, ctx, material_id)
+        await self.change(db, ctx, material, data)
+        return to_read(FIELDS.of(material))
+
+    async def change(
+        self, db: AsyncSession, ctx: WorkspaceContext, material: Material, data: MaterialUpdate
+    ) -> dict[str, list[Any]]:
+        """The fields sent applied to ``material``, with the update's rules; audited. Returns
+        the changes (none: nothing was written)."""
         given = data.model_fields_set
         if "sku" in given:
             await self._check_sku(db, ctx, data.sku, material.id)
+        if "external_id" in given:
+            await self._check_external_id(db, ctx, data.external_id, material.id)
         before = _audited(material)
         for name in COLUMNS:
             if name in given:
                 value = getattr(data, name)
                 setattr(material, name, money.cents(value) if name == "unit_price" else value)
         after = _audited(material)
-        await audit_update(db, ctx, (ENTITY, material), "material.updated", before, after)
-        return to_read(FIELDS.of(material))
+        return await audit_update(db, ctx, (ENTITY, material), "material.updated", before, after)
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext, material_id: str) -> None:
         """Delete for good: proposal line items keep what they copied."""
@@ -144,7 +173,8 @@ class MaterialService:
             result: dict[str, Any] = {"row": row.number, "ok": not row.errors, "errors": row.errors}
             if row.data is not None and not row.errors:
                 data = row.data
-                values = data.model_dump() | {
+                # a CSV has no externalId column: the import leaves the keys as they are
+                values = data.model_dump(exclude={"external_id"}) | {
                     "unit_price": money.cents(data.unit_price),
                     "currency": data.currency or DEFAULT_CURRENCY,
                     "updated_at": now,
@@ -185,7 +215,7 @@ class MaterialService:
                 await audit_change(db, ctx, (ENTITY, values["id"]), "material.created", changes)
             for values in updates:
                 before = befores[values["id"]]
-                after = before | _audited(Material(**values))
+                after = before | _audited(Material(**values), EDITABLE)  # the key stays
                 changes = diff(before, after)
                 await audit_change(db, ctx, (ENTITY, values["id"]), "material.updated", changes)
         return {

@@ -18,6 +18,7 @@ from plumbline.models.file import (
     Upload,
     ViewerState,
 )
+from plumbline.models.idempotency import IdempotencyKey
 from plumbline.models.issue import Issue, IssueComment
 from plumbline.models.job import Job
 from plumbline.models.material import Material
@@ -66,6 +67,7 @@ __all__ = [
     "FileLock",
     "FileVersion",
     "Folder",
+    "IdempotencyKey",
     "InspectionRun",
     "InspectionTemplate",
     "Invite",

@@ -16,6 +16,7 @@ class FieldReport(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     __table_args__ = (
         Index("ix_field_reports_project_id_id", "project_id", "id"),
         Index("ix_field_reports_project_date", "project_id", "report_date"),
+        Index("ix_field_reports_project_updated_id", "project_id", "updated_at", "id"),
     )
 
     title: Mapped[str] = mapped_column(String(500))

@@ -28,6 +28,7 @@ class File(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     __tablename__ = "files"
     __table_args__ = (
         Index("ix_files_project_folder_name", "project_id", "folder_id", "normalized_name"),
+        Index("ix_files_project_updated_id", "project_id", "updated_at", "id"),
     )
 
     folder_id: Mapped[str | None] = mapped_column(

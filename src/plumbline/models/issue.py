@@ -3,10 +3,12 @@
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
+
+LIVE_EXTERNAL = text("deleted_at IS NULL AND external_id IS NOT NULL")
 
 
 class Issue(IdMixin, ProjectRecordMixin, Base):
@@ -18,12 +20,22 @@ class Issue(IdMixin, ProjectRecordMixin, Base):
         Index("ix_issues_project_id", "project_id", "id"),
         Index("ix_issues_project_status", "project_id", "status"),
         Index("ix_issues_project_assignee", "project_id", "assignee_id"),
-        Index("ix_issues_project_updated", "project_id", "updated_at"),
+        Index("ix_issues_project_updated_id", "project_id", "updated_at", "id"),
         Index("ix_issues_project_kind", "project_id", "issue_kind"),
         Index("ix_issues_maintenance_schedule", "maintenance_schedule_id"),
+        # the caller's key, unique among the project's live issues that have one
+        Index(
+            "uq_issues_project_external_id_live",
+            "project_id",
+            "external_id",
+            unique=True,
+            sqlite_where=LIVE_EXTERNAL,
+            postgresql_where=LIVE_EXTERNAL,
+        ),
     )
 
     number: Mapped[int]
+    external_id: Mapped[str | None] = mapped_column(String(255))
     title: Mapped[str] = mapped_column(String(500))
     description: Mapped[str | None] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(20), default="OPEN")

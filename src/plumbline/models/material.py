@@ -14,7 +14,9 @@ class Material(IdMixin, TimestampMixin, Base):
     __tablename__ = "materials"
     __table_args__ = (
         UniqueConstraint("workspace_id", "sku"),
+        UniqueConstraint("workspace_id", "external_id"),  # the caller's key, when it has one
         Index("ix_materials_workspace_id_id", "workspace_id", "id"),
+        Index("ix_materials_workspace_updated_id", "workspace_id", "updated_at", "id"),
     )
 
     workspace_id: Mapped[str] = mapped_column(
@@ -27,4 +29,5 @@ class Material(IdMixin, TimestampMixin, Base):
     sku: Mapped[str | None] = mapped_column(String(100))
     category: Mapped[str | None] = mapped_column(String(100))
     supplier: Mapped[str | None] = mapped_column(String(200))
+    external_id: Mapped[str | None] = mapped_column(String(255))
     created_by: Mapped[str | None] = mapped_column(IdType)

@@ -25,6 +25,7 @@ class Asset(IdMixin, ProjectRecordMixin, Base):
     __tablename__ = "assets"
     __table_args__ = (
         Index("ix_assets_project_id_id", "project_id", "id"),
+        Index("ix_assets_project_updated_id", "project_id", "updated_at", "id"),
         # tag unique per project among live assets (a deleted asset's tag may be reused)
         Index(
             "uq_assets_project_tag_live",
@@ -34,9 +35,19 @@ class Asset(IdMixin, ProjectRecordMixin, Base):
             sqlite_where=text("deleted_at IS NULL"),
             postgresql_where=text("deleted_at IS NULL"),
         ),
+        # the caller's key, unique among the project's live assets that have one
+        Index(
+            "uq_assets_project_external_id_live",
+            "project_id",
+            "external_id",
+            unique=True,
+            sqlite_where=text("deleted_at IS NULL AND external_id IS NOT NULL"),
+            postgresql_where=text("deleted_at IS NULL AND external_id IS NOT NULL"),
+        ),
     )
 
     tag: Mapped[str] = mapped_column(String(100))
+    external_id: Mapped[str | None] = mapped_column(String(255))
     name: Mapped[str] = mapped_column(String(200))
     category: Mapped[str | None] = mapped_column(String(100))
     manufacturer: Mapped[str | None] = mapped_column(String(200))

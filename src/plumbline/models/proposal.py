@@ -18,7 +18,10 @@ class Proposal(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     """A priced offer to a client; ``items`` are stored whole (decimals as strings)."""
 
     __tablename__ = "proposals"
-    __table_args__ = (Index("ix_proposals_project_id_id", "project_id", "id"),)
+    __table_args__ = (
+        Index("ix_proposals_project_id_id", "project_id", "id"),
+        Index("ix_proposals_project_updated_id", "project_id", "updated_at", "id"),
+    )
 
     reference: Mapped[str] = mapped_column(String(32))
     title: Mapped[str] = mapped_column(String(500))

@@ -16,6 +16,7 @@ class PunchItem(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     __table_args__ = (
         UniqueConstraint("project_id", "punch_number"),
         Index("ix_punch_items_project_id_id", "project_id", "id"),
+        Index("ix_punch_items_project_updated_id", "project_id", "updated_at", "id"),
     )
 
     punch_number: Mapped[int]

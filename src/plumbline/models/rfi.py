@@ -19,6 +19,7 @@ class Rfi(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     __table_args__ = (
         UniqueConstraint("project_id", "rfi_number"),
         Index("ix_rfis_project_id", "project_id", "id"),
+        Index("ix_rfis_project_updated_id", "project_id", "updated_at", "id"),
     )
 
     rfi_number: Mapped[int]

@@ -144,7 +144,8 @@ class NotificationService:
         user = principal.require_user()
         rows = await repo.list_for_user(db, user.id, unread_only=unread_only, page=page)
         # Date-times go to the encoder as they are: it writes them as ``clock.iso`` does.
-        return page.finish([dict(zip(KEYS, row, strict=True)) for row in rows])
+        rows, headers = page.finish(rows)
+        return [dict(zip(KEYS, row, strict=True)) for row in rows], headers
 
     async def mark_read(self, db: AsyncSession, principal: Principal, ids: list[str] | None) -> int:
         """Mark the caller's unread notifications read (these ids, or all); others are untouched."""

@@ -6,6 +6,7 @@ from fastapi import Query, Request, Response
 
 from plumbline.db import DB, UoW
 from plumbline.issue.schemas import PhotoUploadTarget, ReferencePhoto
+from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.occupant.auth import CanManageLinks, CanReadLinks, OccupantLinkToken, TrackingToken
@@ -53,9 +54,9 @@ def _qr_responses(kind: ImageKind) -> dict[int | str, dict[str, object]]:
 
 @router.get(LINKS, response_model=list[OccupantLinkRead])
 @read_only
-async def list_links(ctx: CanReadLinks, db: DB) -> ORJSONResponse:
+async def list_links(ctx: CanReadLinks, db: DB, page: Page) -> ORJSONResponse:
     """The project's live occupant links, newest first (their tokens are never shown again)."""
-    return ORJSONResponse(await occupants.list_links(db, ctx))
+    return ORJSONResponse.page(await occupants.list_links(db, ctx, page))
 
 
 @router.post(LINKS, response_model=OccupantLinkCreated)

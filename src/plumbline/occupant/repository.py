@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
+from plumbline.kit.pagination import PageParams
 from plumbline.models import (
     Asset,
     AuditLog,
@@ -40,15 +41,13 @@ def link_read(link: Any) -> dict[str, Any]:
     return {name: getattr(link, column) for name, column in LINK_FIELDS.items()}
 
 
-async def list_links(db: AsyncSession, project_id: str) -> Sequence[Row[Any]]:
-    """The project's links that were not revoked, newest first (expired ones included: a
-    manager sees that a printed QR code stopped working)."""
-    query = (
-        select(*LINK_COLUMNS)
-        .where(OccupantLink.project_id == project_id, OccupantLink.revoked_at.is_(None))
-        .order_by(OccupantLink.id.desc())
+async def list_links(db: AsyncSession, project_id: str, page: PageParams) -> Sequence[Row[Any]]:
+    """The project's links that were not revoked (expired ones included: a manager sees that a
+    printed QR code stopped working)."""
+    query = select(*LINK_COLUMNS).where(
+        OccupantLink.project_id == project_id, OccupantLink.revoked_at.is_(None)
     )
-    return (await db.execute(query)).all()
+    return (await db.execute(page.apply(query, OccupantLink.id))).all()
 
 
 async def get_link(db: AsyncSession, project_id: str, link_id: str) -> OccupantLink | None:

@@ -30,6 +30,7 @@ from plumbline.kit import clock, crypto, ratelimit
 from plumbline.kit.ids import new_id
 from plumbline.kit.logging import client_ip_var
 from plumbline.kit.mail import Mail
+from plumbline.kit.pagination import PageParams
 from plumbline.kit.storage import get_storage
 from plumbline.mail.tasks import queue
 from plumbline.models import OccupantLink, OccupantRequest, Project, Workspace
@@ -111,9 +112,12 @@ def _receipt(body: OccupantSubmit, project: Project, number: int, tracking_url: 
 class OccupantService:
     # --- links (the project's managers) ---
 
-    async def list_links(self, db: AsyncSession, ctx: ProjectContext) -> list[dict[str, Any]]:
+    async def list_links(
+        self, db: AsyncSession, ctx: ProjectContext, page: PageParams
+    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """The project's links that were not revoked, newest first; their tokens never again."""
-        return [repo.link_read(row) for row in await repo.list_links(db, ctx.project.id)]
+        rows, headers = page.finish(await repo.list_links(db, ctx.project.id, page))
+        return [repo.link_read(row) for row in rows], headers
 
     async def create_link(
         self, db: AsyncSession, ctx: ProjectContext, body: OccupantLinkCreate

@@ -12,6 +12,11 @@ class ScheduleNotFound(NotFound, message="Maintenance schedule not found"): ...
 class TagTaken(Conflict, message="Another asset of this project has this tag"): ...
 
 
+class AssetExternalIdTaken(
+    Conflict, message="Another asset of this project has this externalId"
+): ...
+
+
 class AssetInUse(
     Conflict,
     code="ASSET_IN_USE",

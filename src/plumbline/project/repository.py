@@ -111,6 +111,7 @@ async def list_team(
             Membership.role,
             ProjectMember.project_role,
             Membership.is_external,
+            Membership.joined_at,  # the change time of an updatedSince page
         )
         .join(User, User.id == Membership.user_id)
         .outerjoin(ProjectMember, _named_on(project_id))

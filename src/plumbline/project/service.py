@@ -230,7 +230,7 @@ class ProjectService:
                 "projectRole": project_role,
                 "isExternal": is_external,
             }
-            for (_, user_id, name, email, role, project_role, is_external) in rows
+            for (_, user_id, name, email, role, project_role, is_external, _) in rows
         ], headers
 
     async def team_size(self, db: AsyncSession, ctx: ProjectContext) -> int:

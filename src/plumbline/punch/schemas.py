@@ -10,10 +10,10 @@ from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
 from plumbline.file.schemas import FileName
+from plumbline.kit.pagination import UpdatedSince
 from plumbline.kit.schema import (
     ByteCount,
     CalendarDay,
-    Instant,
     PageNumber,
     Patch,
     Pin,
@@ -51,7 +51,7 @@ async def punch_filters(
     q: Annotated[
         str | None, Query(max_length=200, description="Text in title, notes, location")
     ] = None,
-    updated_since: Annotated[Instant | None, Query(alias="updatedSince")] = None,
+    updated_since: UpdatedSince = None,
 ) -> PunchFilters:
     return PunchFilters(status, priority, assignee_id, trade, q or None, updated_since)
 

@@ -13,6 +13,7 @@ A reopened item starts again from OPEN, so its assignees pick it up anew. New it
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -103,7 +104,8 @@ class PunchService:
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """The items the caller may see, with assignees and photos (clients: 403 if not shared)."""
         vis = self.visibility(ctx).collection(PunchHiddenFromClients)
-        query = page.apply(repo.filtered(vis, filters), PunchItem.id)
+        # The page applies updatedSince (the filter's is the export's).
+        query = page.apply(repo.filtered(vis, replace(filters, updated_since=None)), PunchItem.id)
         found, headers = page.finish(await repo.rows(db, query))
         ids = [row.id for row in found]
         assignees = await ASSIGNEES.of(db, ids)

@@ -10,9 +10,9 @@ from starlette.responses import StreamingResponse
 from plumbline.db import DB, UoW
 from plumbline.file.schemas import AttachmentRead, FileUploadTarget
 from plumbline.kit import clock
-from plumbline.kit.pagination import Page
+from plumbline.kit.pagination import Page, UpdatedSince
 from plumbline.kit.responses import ORJSONResponse
-from plumbline.kit.schema import Instant, Ok
+from plumbline.kit.schema import Ok
 from plumbline.records.export import csv_response
 from plumbline.rfi.attachments import rfi_attachments
 from plumbline.rfi.auth import CanPostRfiMessage, CanReadRfi, CanWriteRfi
@@ -46,9 +46,7 @@ async def rfi_filters(
         str | None,
         Query(max_length=200, description="Text in the title or question, or the number"),
     ] = None,
-    updatedSince: Annotated[
-        Instant | None, Query(description="Only RFIs updated at or after this instant")
-    ] = None,
+    updatedSince: UpdatedSince = None,
 ) -> RfiFilters:
     return RfiFilters(status, priority, assigneeId, q or None, updatedSince)
 

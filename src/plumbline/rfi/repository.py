@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, or_, select
@@ -86,7 +86,9 @@ class RfiRepository:
     async def list_rows(
         self, db: AsyncSession, vis: Visibility, filters: RfiFilters, page: PageParams
     ) -> Rows:
-        query: AnySelect = page.apply(self.list_query(vis, filters), Rfi.id)
+        # The page applies updatedSince (the filter's is the export's).
+        unpaged = self.list_query(vis, replace(filters, updated_since=None))
+        query: AnySelect = page.apply(unpaged, Rfi.id)
         return (await db.execute(query)).all()
 
     async def export_batch(

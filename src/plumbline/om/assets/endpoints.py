@@ -4,11 +4,13 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 
-from plumbline.db import DB
+from plumbline.db import DB, UoW
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
+from plumbline.om.assets import bulk
 from plumbline.om.assets.schemas import (
+    AssetBulk,
     AssetCreate,
     AssetFilters,
     AssetRead,
@@ -20,6 +22,7 @@ from plumbline.om.assets.schemas import (
 )
 from plumbline.om.assets.service import asset_service
 from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
+from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.routing import make_router, read_only
 
 router = make_router(prefix="/projects/{projectId}/om/assets", tags=["om"])
@@ -33,7 +36,8 @@ async def list_assets(
     page: Page,
     filters: Annotated[AssetFilters, Depends(asset_filters)],
 ) -> ORJSONResponse:
-    """The project's live assets, newest first (filters: category, status, location, q)."""
+    """The project's live assets, newest first (filters: category, status, location, q,
+    externalId)."""
     rows, headers = await asset_service.list_assets(db, ctx, filters, page)
     return ORJSONResponse(rows, headers=headers)
 
@@ -42,6 +46,12 @@ async def list_assets(
 async def create_asset(ctx: CanSetupOm, db: DB, body: AssetCreate) -> ORJSONResponse:
     """Create an asset (MANAGER+); ``tag`` unique among the project's live assets (409)."""
     return ORJSONResponse(await asset_service.create(db, ctx, body))
+
+
+@router.post("/bulk", response_model=UpsertAnswer, responses=BULK_RESPONSES)
+async def bulk_upsert_assets(ctx: CanSetupOm, uow: UoW, body: AssetBulk) -> ORJSONResponse:
+    """Create or update up to 1,000 assets by externalId (MANAGER+); a result per record."""
+    return ORJSONResponse(await bulk.upsert(uow, ctx, body))
 
 
 @router.get("/{assetId}", response_model=AssetRead)

@@ -35,6 +35,8 @@ def filtered(project_id: str, filters: AssetFilters) -> list[ColumnElement[bool]
         conditions.append(A.status == filters.status)
     if filters.location:
         conditions.append(A.location.icontains(filters.location, autoescape=True))
+    if filters.external_id is not None:
+        conditions.append(A.external_id == filters.external_id)
     if filters.q:
         searched = (A.tag, A.name, A.serial_number, A.model, A.manufacturer)
         conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
@@ -64,6 +66,31 @@ async def tag_taken(
     if except_id is not None:
         query = query.where(A.id != except_id)
     return (await db.execute(query.limit(1))).first() is not None
+
+
+async def external_id_taken(
+    db: AsyncSession, project_id: str, external_id: str, except_id: str | None = None
+) -> bool:
+    query = select(A.id).where(*live(project_id), A.external_id == external_id)
+    if except_id is not None:
+        query = query.where(A.id != except_id)
+    return (await db.execute(query.limit(1))).first() is not None
+
+
+async def by_external_ids(
+    db: AsyncSession, project_id: str, external_ids: Sequence[str]
+) -> Sequence[Asset]:
+    """The project's live assets with one of ``external_ids``, locked in id order (as an
+    update locks its asset). One query."""
+    if not external_ids:
+        return []
+    query = (
+        select(Asset)
+        .where(*live(project_id), A.external_id.in_(external_ids))
+        .order_by(A.id)
+        .with_for_update()
+    )
+    return (await db.execute(query)).scalars().all()
 
 
 async def parents(db: AsyncSession, project_id: str) -> dict[str, str | None]:

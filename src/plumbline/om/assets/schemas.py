@@ -9,8 +9,9 @@ from typing import Annotated, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints, model_validator
 
-from plumbline.kit.schema import CalendarDay, Flag, Number, Patch, Schema
+from plumbline.kit.schema import CalendarDay, ExternalId, Flag, Number, Patch, Schema
 from plumbline.om.schema import Instant
+from plumbline.records.bulk import MAX_RECORDS, Lenient
 
 AssetStatus = Literal["ACTIVE", "INACTIVE", "RETIRED"]
 Ref = Annotated[str, StringConstraints(min_length=1, max_length=32)]
@@ -44,6 +45,9 @@ def _unique_meters(meters: list[MeterIn] | None) -> None:
 class AssetCreate(Schema):
     tag: Tag
     name: Name
+    external_id: ExternalId | None = Field(
+        default=None, description="Your own key for the asset, unique among the project's"
+    )
     category: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] | None = None
     manufacturer: Text200 | None = None
     model: Text200 | None = None
@@ -71,6 +75,20 @@ class AssetUpdate(Patch, AssetCreate):
     meters: list[MeterIn] | None = Field(default=None, max_length=MAX_METERS)  # type: ignore[assignment]
 
 
+class AssetRecord(AssetCreate):
+    """A record of a bulk upsert: the create body with its (required) key. An existing asset
+    with this key gets the fields sent, as a PATCH would."""
+
+    external_id: ExternalId
+
+
+class AssetBulk(Schema):
+    records: list[Lenient[AssetRecord]] = Field(min_length=1, max_length=MAX_RECORDS)
+    all_or_nothing: Flag = Field(
+        default=False, description="Any refused record and nothing is written (400)"
+    )
+
+
 class MeterRead(BaseModel):
     type: str
     unit: str
@@ -82,6 +100,7 @@ class MeterRead(BaseModel):
 class AssetRead(BaseModel):
     id: str
     projectId: str
+    externalId: str | None
     tag: str
     name: str
     category: str | None
@@ -121,6 +140,7 @@ class AssetFilters:
     status: str | None = None
     location: str | None = None
     q: str | None = None
+    external_id: str | None = None
 
 
 async def asset_filters(
@@ -133,8 +153,11 @@ async def asset_filters(
         str | None,
         Query(max_length=200, description="Text in tag, name, serial number, model, maker"),
     ] = None,
+    external_id: Annotated[
+        str | None, Query(alias="externalId", max_length=255, description="Exactly this key")
+    ] = None,
 ) -> AssetFilters:
-    return AssetFilters(category or None, status, location or None, q or None)
+    return AssetFilters(category or None, status, location or None, q or None, external_id or None)
 
 
 async def reading_filters(

@@ -25,7 +25,7 @@ from plumbline.models import Asset, MeterReading
 from plumbline.om.assets import repository as repo
 from plumbline.om.assets.repository import FIELDS, READING_FIELDS
 from plumbline.om.assets.schemas import AssetCreate, AssetFilters, AssetUpdate, ReadingCreate
-from plumbline.om.errors import AssetInUse, AssetNotFound, TagTaken
+from plumbline.om.errors import AssetExternalIdTaken, AssetInUse, AssetNotFound, TagTaken
 from plumbline.om.maintenance.service import maintenance
 from plumbline.records import add_record, references, soft_delete
 from plumbline.records.references import ASSET
@@ -104,12 +104,23 @@ class AssetService:
             seen.add(current)
             current = parents.get(current)
 
+    async def _check_external_id(
+        self, db: AsyncSession, ctx: ProjectContext, external_id: str | None, own: str | None
+    ) -> None:
+        if external_id is not None and await repo.external_id_taken(
+            db, ctx.project.id, external_id, own
+        ):
+            raise AssetExternalIdTaken()
+
     async def create(
-        self, db: AsyncSession, ctx: ProjectContext, body: AssetCreate
+        self, db: AsyncSession, ctx: ProjectContext, body: AssetCreate, *, key_checked: bool = False
     ) -> dict[str, Any]:
-        """An asset whose tag no live asset of the project has (409), under a live parent."""
+        """An asset whose tag and externalId no live asset of the project has (409), under a
+        live parent; ``key_checked``: the caller (a bulk upsert) knows the key is free."""
         if await repo.tag_taken(db, ctx.project.id, body.tag):
             raise TagTaken()
+        if not key_checked:
+            await self._check_external_id(db, ctx, body.external_id, None)
         if body.parent_asset_id is not None:
             await self._check_parent(db, ctx, None, body.parent_asset_id)
         meters = _meters([m.model_dump() for m in body.meters], [])
@@ -126,7 +137,17 @@ class AssetService:
         """Only the fields sent change: the tag stays unique, the parent live and not beneath
         it; kept meter types keep their last reading."""
         asset = await self.require(db, ctx, asset_id, lock=True)
+        await self.change(db, ctx, asset, body)
+        return _view(FIELDS.read(FIELDS.of(asset)))
+
+    async def change(
+        self, db: AsyncSession, ctx: ProjectContext, asset: Asset, body: AssetUpdate
+    ) -> dict[str, list[Any]]:
+        """The fields sent applied to ``asset`` (loaded and locked) with every rule of the
+        PATCH; audited. Returns the changes (none: nothing was written)."""
         changes = body.sent()
+        if "external_id" in changes and changes["external_id"] != asset.external_id:
+            await self._check_external_id(db, ctx, changes["external_id"], asset.id)
         new_tag = changes.get("tag", asset.tag)
         if new_tag != asset.tag and await repo.tag_taken(db, ctx.project.id, new_tag, asset.id):
             raise TagTaken()
@@ -139,8 +160,7 @@ class AssetService:
         for column, value in changes.items():
             setattr(asset, column, value)
         after = FIELDS.audited(asset, AUDITED)
-        await audit_update(db, ctx, (ENTITY, asset), "asset.updated", before, after)
-        return _view(FIELDS.read(FIELDS.of(asset)))
+        return await audit_update(db, ctx, (ENTITY, asset), "asset.updated", before, after)
 
     async def delete(
         self, db: AsyncSession, ctx: ProjectContext, asset_id: str, *, force: bool

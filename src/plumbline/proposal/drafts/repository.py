@@ -39,8 +39,6 @@ def filtered(vis: Visibility, filters: ProposalFilters, now: datetime) -> list[C
         conditions.append(shown_status_in(filters.status, now))
     if filters.client_email:
         conditions.append(func.lower(Proposal.client_email) == filters.client_email.lower())
-    if filters.updated_since is not None:
-        conditions.append(Proposal.updated_at >= filters.updated_since)
     if filters.q:
         searched = (
             Proposal.title,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Self
 
@@ -109,12 +108,11 @@ class AnalyticsSummary(BaseModel):
 @dataclass(frozen=True)
 class ProposalFilters:
     """``status`` (comma-separated), ``q`` (title, client or reference, case-insensitive),
-    ``clientEmail`` (exact, case-insensitive) and ``updatedSince``."""
+    ``clientEmail`` (exact, case-insensitive); the page applies ``updatedSince``."""
 
     status: tuple[str, ...] = ()
     q: str | None = None
     client_email: str | None = None
-    updated_since: datetime | None = None
 
 
 def _statuses(raw: str | None) -> tuple[str, ...]:
@@ -139,15 +137,11 @@ async def proposal_filters(
     client_email: Annotated[
         str | None, Query(alias="clientEmail", max_length=400, description="The client's e-mail")
     ] = None,
-    updated_since: Annotated[
-        Instant | None, Query(alias="updatedSince", description="Changed at or after")
-    ] = None,
 ) -> ProposalFilters:
     return ProposalFilters(
         status=_statuses(status),
         q=q.strip() or None if q else None,
         client_email=client_email.strip() or None if client_email else None,
-        updated_since=updated_since,
     )
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.auth.deps import principal_dependency, public_caller
+from plumbline.auth.deps import identified, principal_dependency, public_caller
 from plumbline.auth.principal import Principal, TokenGrant
 from plumbline.auth.public_token import TokenPurpose, resolve_token
 from plumbline.auth.session import on_response
@@ -59,7 +59,7 @@ async def proposal_client(
     )
     if verdict.enforced:
         on_response(request, lambda response: response.headers.update(verdict.headers()))
-    return await resolve_token(uow_of(request).session, PROPOSAL_LINK, token)
+    return identified(request, await resolve_token(uow_of(request).session, PROPOSAL_LINK, token))
 
 
 ProposalClient = Annotated[Principal, Depends(proposal_client)]
