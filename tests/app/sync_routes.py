@@ -161,6 +161,11 @@ def _named(prefix: str) -> Callable[[], dict[str, Any]]:
     return lambda: {"name": f"{prefix} {new_id()}"}
 
 
+def _webhook() -> dict[str, Any]:
+    # A reserved name: saved, never resolved, so its test deliveries go nowhere.
+    return {"url": f"https://{new_id()}.receiver.example/in", "events": ["issue.created"]}
+
+
 ROUTES: dict[str, ListRoute] = {
     P + "/issues": ListRoute(_body(P + "/issues", lambda: {"title": "Leak"})),
     P + "/issues/{issueId}/comments": ListRoute(
@@ -229,6 +234,11 @@ ROUTES: dict[str, ListRoute] = {
         _body("/api/v1/me/calendar-feeds", _named("Mine"), "owner")
     ),
     P + "/calendar-feeds": ListRoute(_body(P + "/calendar-feeds", _named("Site"), "owner")),
+    P + "/webhooks": ListRoute(_body(P + "/webhooks", _webhook, "owner")),
+    P + "/webhooks/{webhookId}/deliveries": ListRoute(
+        _body(P + "/webhooks/{webhookId}/test", dict, "owner"),
+        _made(webhookId=lambda ctx: _id(ctx, P + "/webhooks", _webhook(), "owner")),
+    ),
 }
 
 # List routes that are not collections to sync, each with its reason.

@@ -56,6 +56,7 @@ class WebhookDelivery(Base):
     attempts: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
     job_id: Mapped[str | None] = mapped_column(IdType)
     created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]  # queued, each attempt, given up, queued again
     last_attempt_at: Mapped[datetime | None]
     delivered_at: Mapped[datetime | None]
     failed_at: Mapped[datetime | None]

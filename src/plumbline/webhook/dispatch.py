@@ -56,6 +56,7 @@ async def queue(uow: UnitOfWork, sends: Sequence[tuple[str, Event]]) -> None:
                 "attempts": [],
                 "job_id": job["id"],
                 "created_at": now,
+                "updated_at": now,
                 "last_attempt_at": None,
                 "delivered_at": None,
                 "failed_at": None,
@@ -72,6 +73,7 @@ def requeue(uow: UnitOfWork, delivery: WebhookDelivery) -> None:
     delivery.job_id = enqueue(uow, DELIVER, payload, key=key).id
     delivery.status = PENDING
     delivery.delivered_at = delivery.failed_at = None
+    delivery.updated_at = clock.now()
 
 
 async def on_written(db: AsyncSession, events: Sequence[Event]) -> None:

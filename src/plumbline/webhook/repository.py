@@ -45,6 +45,7 @@ DELIVERY_COLUMNS = (
     WebhookDelivery.resource_id,
     WebhookDelivery.status,
     WebhookDelivery.created_at,
+    WebhookDelivery.updated_at,
     WebhookDelivery.last_attempt_at,
     WebhookDelivery.delivered_at,
     WebhookDelivery.failed_at,
@@ -96,9 +97,9 @@ WITH matched AS (
       AND NOT (w.id = ANY(CAST(:skipped AS varchar[])))
 ), written AS (
     INSERT INTO webhook_deliveries (webhook_id, event_id, project_id, event_type, resource,
-        resource_id, body, status, attempts, job_id, created_at)
+        resource_id, body, status, attempts, job_id, created_at, updated_at)
     SELECT webhook_id, :event_id, :project_id, :event_type, :resource, :resource_id, :body,
-        'pending', CAST('[]' AS jsonb), job_id, :now
+        'pending', CAST('[]' AS jsonb), job_id, :now, :now
     FROM matched
 )
 INSERT INTO jobs (id, name, payload, status, attempts, run_at, created_at, errors, key)
@@ -231,7 +232,12 @@ async def record_attempt(
     status: str,
     now: datetime,
 ) -> None:
-    values: dict[str, Any] = {"attempts": attempts, "status": status, "last_attempt_at": now}
+    values: dict[str, Any] = {
+        "attempts": attempts,
+        "status": status,
+        "last_attempt_at": now,
+        "updated_at": now,
+    }
     if status == "delivered":
         values["delivered_at"] = now
     await db.execute(_delivery_update(webhook_id, event_id).values(**values))
@@ -241,7 +247,8 @@ async def finish_delivery(
     db: AsyncSession, webhook_id: str, event_id: str, status: str, now: datetime
 ) -> None:
     """A delivery given up (or found with its webhook disabled)."""
-    await db.execute(_delivery_update(webhook_id, event_id).values(status=status, failed_at=now))
+    query = _delivery_update(webhook_id, event_id)
+    await db.execute(query.values(status=status, failed_at=now, updated_at=now))
 
 
 def _delivery_update(webhook_id: str, event_id: str) -> Any:

@@ -94,6 +94,7 @@ class WebhookDeliveryRead(Schema):
     resource_id: str
     status: Literal["pending", "delivered", "failed"]
     created_at: datetime
+    updated_at: datetime
     last_attempt_at: datetime | None
     next_attempt_at: datetime | None
     delivered_at: datetime | None

@@ -43,6 +43,7 @@ def delivery_read(row: Any) -> dict[str, Any]:
         "resourceId": row.resource_id,
         "status": row.status,
         "createdAt": clock.iso(row.created_at),
+        "updatedAt": clock.iso(row.updated_at),
         "lastAttemptAt": clock.iso(row.last_attempt_at),
         "nextAttemptAt": clock.iso(row.next_attempt_at),
         "deliveredAt": clock.iso(row.delivered_at),

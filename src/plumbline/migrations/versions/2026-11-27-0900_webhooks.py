@@ -65,6 +65,7 @@ def upgrade() -> None:
         sa.Column("attempts", JSON, nullable=False),
         sa.Column("job_id", sa.String(length=32), nullable=True),
         sa.Column("created_at", plumbline.db.UTCDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", plumbline.db.UTCDateTime(timezone=True), nullable=False),
         sa.Column("last_attempt_at", plumbline.db.UTCDateTime(timezone=True), nullable=True),
         sa.Column("delivered_at", plumbline.db.UTCDateTime(timezone=True), nullable=True),
         sa.Column("failed_at", plumbline.db.UTCDateTime(timezone=True), nullable=True),
