@@ -1,6 +1,6 @@
 """webhooks: a project's receivers and their deliveries; jobs run in order per key
 
-Revision ID: 0011_webhooks
+Revision ID: 0022_webhooks
 Revises: 0021_idempotency_keys
 Create Date: 2026-11-27 09:00:00
 """
@@ -13,7 +13,7 @@ from sqlalchemy.dialects import postgresql
 
 import plumbline.db
 
-revision: str = "0011_webhooks"
+revision: str = "0022_webhooks"
 down_revision: str | Sequence[str] | None = "0021_idempotency_keys"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
