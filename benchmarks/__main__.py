@@ -13,6 +13,8 @@ for name in (
     "sse_fanout",
     "drawing_ai_sandbox",
     "conditional",
+    "webhooks",
+    "changes",
 ):
     try:
         module = importlib.import_module(f"benchmarks.{name}")

@@ -4,6 +4,7 @@ the next of its statuses (the last repeats) and keeps what it received."""
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -27,7 +28,8 @@ class Received:
 
 
 class Receiver:
-    def __init__(self, *statuses: int, body: bytes = b"ok") -> None:
+    def __init__(self, *statuses: int, body: bytes = b"ok", delay: float = 0) -> None:
+        """``delay``: seconds each answer waits before it is sent (a receiver too slow)."""
         self.statuses = list(statuses or (200,))
         self.answer = body
         self.received: list[Received] = []
@@ -44,6 +46,7 @@ class Receiver:
                     status = receiver.statuses[
                         min(len(receiver.received), len(receiver.statuses)) - 1
                     ]
+                time.sleep(delay)
                 self.send_response(status)
                 if 300 <= status < 400:
                     self.send_header("Location", "http://127.0.0.1:9/elsewhere")
