@@ -60,7 +60,7 @@ SESSION_ACCESS = (
 # A live project in a live workspace (``project_id``).
 KEY_ACCESS = select(Project, Workspace).join(Workspace, _LIVE_WORKSPACE).where(_LIVE_PROJECT)
 # The same with the user's (``user_id``) membership of the workspace and named access.
-MEMBER_ACCESS = (
+_MEMBER = (
     select(Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role)
     .join(Workspace, _LIVE_WORKSPACE)
     .join(
@@ -77,38 +77,19 @@ MEMBER_ACCESS = (
             ProjectMember.user_id == bindparam("user_id"),
         ),
     )
-    .where(_LIVE_PROJECT)
 )
+MEMBER_ACCESS = _MEMBER.where(_LIVE_PROJECT)
 
 # Every live project of the live workspaces the user (``user_id``) belongs to that they may see
 # (internal members unless restricted; restricted members and externals where named), with the
 # columns of MEMBER_ACCESS.
-MEMBER_PROJECTS = (
-    select(Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role)
-    .join(Workspace, _LIVE_WORKSPACE)
-    .join(
-        Membership,
-        and_(
-            Membership.workspace_id == Project.workspace_id,
-            Membership.user_id == bindparam("user_id"),
-        ),
-    )
-    .outerjoin(
-        ProjectMember,
-        and_(
-            ProjectMember.project_id == Project.id,
-            ProjectMember.user_id == bindparam("user_id"),
-        ),
-    )
-    .where(
-        Project.deleted_at.is_(None),
-        or_(
-            and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
-            ProjectMember.id.is_not(None),
-        ),
-    )
-    .order_by(Project.id)
-)
+MEMBER_PROJECTS = _MEMBER.where(
+    Project.deleted_at.is_(None),
+    or_(
+        and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
+        ProjectMember.id.is_not(None),
+    ),
+).order_by(Project.id)
 
 
 def with_member_access(
