@@ -14,7 +14,7 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
 from plumbline.db import Base, UnitOfWork
-from plumbline.errors import Forbidden
+from plumbline.errors import AppError, Forbidden
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.notification.service import notification
@@ -54,10 +54,16 @@ async def add_record(db: AsyncSession, ctx: ProjectContext, model: type[R], /, *
 
 
 def record_access(
-    permission: Permission, *, scope: str, module: str
+    permission: Permission,
+    *,
+    scope: str,
+    module: str,
+    externals: Callable[[], AppError] | None = None,
 ) -> Callable[..., Awaitable[ProjectContext]]:
     """``project_access`` for a record module: always behind the RECORDS plan feature."""
-    return project_access(permission, scope=scope, module=module, feature=Feature.RECORDS)
+    return project_access(
+        permission, scope=scope, module=module, feature=Feature.RECORDS, externals=externals
+    )
 
 
 async def soft_delete(

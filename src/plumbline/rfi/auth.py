@@ -6,6 +6,7 @@ from fastapi import Depends
 
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
+from plumbline.errors import Forbidden
 from plumbline.records import record_access
 
 CanReadRfi = Annotated[
@@ -14,6 +15,17 @@ CanReadRfi = Annotated[
 CanWriteRfi = Annotated[
     ProjectContext,
     Depends(record_access(Permission.RECORDS_WRITE, scope="rfi:write", module="rfi")),
+]
+CanCreateRfi = Annotated[
+    ProjectContext,
+    Depends(
+        record_access(
+            Permission.RECORDS_WRITE,
+            scope="rfi:write",
+            module="rfi",
+            externals=lambda: Forbidden("External collaborators cannot create RFIs"),
+        )
+    ),
 ]
 # Posting a message is a write for keys, but clients (read-only otherwise) may comment too:
 # the service decides who may post on the RFI it found.

@@ -15,7 +15,7 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.records.export import csv_response
 from plumbline.rfi.attachments import rfi_attachments
-from plumbline.rfi.auth import CanPostRfiMessage, CanReadRfi, CanWriteRfi
+from plumbline.rfi.auth import CanCreateRfi, CanPostRfiMessage, CanReadRfi, CanWriteRfi
 from plumbline.rfi.export import rfi_csv
 from plumbline.rfi.messages import rfi_messages
 from plumbline.rfi.repository import RfiFilters
@@ -62,7 +62,7 @@ async def list_rfis(ctx: CanReadRfi, db: DB, page: Page, filters: Filters) -> OR
 
 
 @router.post("", response_model=RfiRead)
-async def create_rfi(ctx: CanWriteRfi, uow: UoW, body: RfiCreate) -> ORJSONResponse:
+async def create_rfi(ctx: CanCreateRfi, uow: UoW, body: RfiCreate) -> ORJSONResponse:
     """Create an RFI (status OPEN, next number of the project)."""
     return ORJSONResponse(await rfi_service.create(uow, ctx, body))
 
