@@ -7,7 +7,8 @@ from fastapi import Depends
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import Forbidden
-from plumbline.records import record_access
+from plumbline.records import record_access, seen
+from plumbline.rfi.access import visible_rfi
 
 CanReadRfi = Annotated[
     ProjectContext, Depends(record_access(Permission.RECORDS_READ, scope="rfi:read", module="rfi"))
@@ -32,3 +33,6 @@ CanCreateRfi = Annotated[
 CanPostRfiMessage = Annotated[
     ProjectContext, Depends(record_access(Permission.RECORDS_READ, scope="rfi:write", module="rfi"))
 ]
+# Routes with a body about one RFI: the RFI is looked up (404) before the body is read.
+CanPostOnRfi = Annotated[ProjectContext, Depends(seen(CanPostRfiMessage, visible_rfi, "rfiId"))]
+CanWriteOneRfi = Annotated[ProjectContext, Depends(seen(CanWriteRfi, visible_rfi, "rfiId"))]
