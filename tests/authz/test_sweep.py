@@ -3,8 +3,17 @@ of caller, answers what PRODUCT §3-4 and the route's declared access say.
 
 ``ROUTES`` names each route's rule (and its API-key scope); ``RULES`` gives each rule's answer
 per caller. A route missing from ``ROUTES`` fails ``test_every_route_has_an_entry``. Bodies
-are empty: the caller is refused before the body is read, and an allowed caller may get a
-validation answer (400/409/410/412) but never 401/403/5xx.
+are empty (``BODIES``: the few routes whose body names the project, workspace or upload get
+the minimal one naming it): a refused caller is refused before the body is read, an allowed
+caller may get a validation or state answer (400/409/410/412/413/415) but never 401/403/404/5xx.
+A call that uses a row up (a delete, a revoke, an accepted invite) gets a fresh row of its own
+(``R.fresh``). Run with ``-s`` to see the matrix (routes x callers, with the statuses).
+
+The callers: anonymous; a forged cookie, cron secret and path token; the cron secret; a
+signed-in MEMBER whose e-mail is not verified; the SUPER_ADMIN of another workspace; each
+workspace role; each external kind on the project; API keys of another project of the
+workspace, of the project without the route's scope, with only that scope, revoked, and a
+valid key sent in the session cookie.
 """
 
 from __future__ import annotations
