@@ -8,20 +8,20 @@ delete, a revoke, an accepted invite)."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
+from PIL import Image
 
 from plumbline.authz.permissions import SCOPES
-from plumbline.db import database
 from plumbline.demo.sheets import sheet_pdf
-from plumbline.kit import crypto, ratelimit
+from plumbline.kit import ratelimit
 from plumbline.kit.ids import new_id
-from plumbline.models import AuthSession
 from tests.factories import (
     Actor,
     World,
@@ -45,10 +45,6 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 
 
 def _png() -> bytes:
-    import io
-
-    from PIL import Image
-
     out = io.BytesIO()
     Image.new("RGB", (8, 8), (200, 30, 30)).save(out, format="PNG")
     return out.getvalue()
@@ -90,9 +86,6 @@ class Seed:
 
     async def post(self, path: str, body: Any, actor: Actor | None = None) -> Any:
         return await self.call("POST", path, body, actor)
-
-    def scoped_key(self, name: str) -> str:
-        return self.keys[name]
 
 
 def _tail(url: str) -> str:
@@ -394,26 +387,6 @@ async def _workspace(s: Seed) -> str:
     return (await create_workspace(s.owner, name="Spare Builders")).id
 
 
-async def _session(s: Seed) -> str:
-    """A second session of the owner (``revoke-session`` revokes a session by its token)."""
-    token = crypto.random_token()
-    async with database.sessionmaker() as db:
-        from plumbline.kit import clock
-
-        now = clock.now()
-        db.add(
-            AuthSession(
-                user_id=s.owner.id,
-                token_hash=crypto.sha256_hex(token),
-                expires_at=now.replace(year=now.year + 1),
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        await db.commit()
-    return token
-
-
 Maker = Callable[[Seed], Awaitable[str]]
 
 MAKERS: dict[str, Maker] = {
@@ -456,7 +429,6 @@ MAKERS: dict[str, Maker] = {
     "upload_token": _upload_token,
     "checkout_token": _checkout_token,
     "billing_portal_token": _billing_portal_token,
-    "session": _session,
 }
 
 
@@ -510,7 +482,6 @@ async def seed(client: httpx.AsyncClient, outbox: Path) -> Seed:
         "project_feed",
         "object_token",
         "upload_token",
-        "session",
     ):
         s.ids[kind] = await MAKERS[kind](s)
     s.ids["issue_photo"] = await MAKERS["issue_photo"](s)
@@ -521,7 +492,3 @@ async def seed(client: httpx.AsyncClient, outbox: Path) -> Seed:
     s.ids["billing_portal_token"] = await MAKERS["billing_portal_token"](s)
     s.ids["checkout_token"] = await MAKERS["checkout_token"](s)
     return s
-
-
-def query_of(url: str) -> dict[str, list[str]]:
-    return parse_qs(urlsplit(url).query)
