@@ -27,7 +27,7 @@ from plumbline.authz import repository
 from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Permits, Role, permissions_for
 from plumbline.authz.plans import Feature, gated, require_feature
 from plumbline.db import uow_of
-from plumbline.errors import Forbidden, NotFound
+from plumbline.errors import AppError, Forbidden, NotFound
 from plumbline.kit import crypto
 from plumbline.models import Membership, Project, Workspace
 
@@ -166,10 +166,13 @@ def project_access(
     scope: str | None,
     module: str | None = None,
     feature: Feature | None = None,
+    externals: Callable[[], AppError] | None = None,
 ) -> Callable[..., Awaitable[ProjectContext]]:
     """A route dependency: the caller (session or, when ``scope`` is set, an API key with it),
     the project from the path within what they can see, the module switch, the plan and the
-    permission, checked in that order so a 403 never reveals what a 404 hides."""
+    permission, checked in that order so a 403 never reveals what a 404 hides. ``externals``
+    is the refusal of external collaborators on a route only the team may use, decided here
+    (before the body is read) rather than in the service."""
 
     @principal_dependency(session_cookie, api_key_header)
     async def dependency(request: Request, projectId: str) -> ProjectContext:
@@ -194,6 +197,8 @@ def project_access(
         write = request.method not in ("GET", "HEAD")
         check_access(ctx, scope=scope, module=module, feature=feature, write=write)
         ctx.require(permission)
+        if externals is not None and ctx.is_external:
+            raise externals()
         return ctx
 
     return gated(dependency, feature)

@@ -26,7 +26,6 @@ from plumbline.events.readers import reader
 from plumbline.field_report import render
 from plumbline.field_report import repository as repo
 from plumbline.field_report.errors import (
-    ExternalCannotWriteReports,
     FieldReportsHiddenFromClients,
     ManagerOnlyReturnToDraft,
 )
@@ -106,11 +105,6 @@ def _unique_addresses(addresses: Iterable[str]) -> list[str]:
 
 
 class FieldReportService:
-    def check_write(self, ctx: ProjectContext) -> None:
-        """External collaborators read field reports but never write them (403)."""
-        if ctx.is_external:
-            raise ExternalCannotWriteReports()
-
     async def list_reports(
         self, db: AsyncSession, ctx: ProjectContext, filters: ReportFilters, page: PageParams
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
@@ -133,7 +127,6 @@ class FieldReportService:
         self, db: AsyncSession, ctx: ProjectContext, data: FieldReportCreate
     ) -> dict[str, Any]:
         """A report by an internal member, dated the project's today unless given; audited."""
-        self.check_write(ctx)
         values = _stored({name: getattr(data, name) for name in COLUMNS})
         values["report_date"] = values["report_date"] or project_today(ctx)
         report = await add_record(db, ctx, FieldReport, email_count=0, **values)
@@ -145,7 +138,6 @@ class FieldReportService:
         self, db: AsyncSession, ctx: ProjectContext, report_id: str, data: FieldReportUpdate
     ) -> dict[str, Any]:
         """Internal members edit; only MANAGER and above send a SUBMITTED report back to DRAFT."""
-        self.check_write(ctx)
         report = await self._load(db, ctx, report_id)
         given = data.model_fields_set
         values = _stored({name: getattr(data, name) for name in COLUMNS if name in given})
@@ -164,7 +156,6 @@ class FieldReportService:
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext, report_id: str) -> None:
         """Soft delete by internal members; members delete only the reports they created."""
-        self.check_write(ctx)
         report = await self._load(db, ctx, report_id)
         await soft_delete(
             db,
@@ -179,7 +170,6 @@ class FieldReportService:
         self, uow: UnitOfWork, ctx: ProjectContext, data: SendEmail
     ) -> dict[str, Any]:
         """Queue the report (HTML body + PDF) to each recipient; delivered after the commit."""
-        self.check_write(ctx)
         db = uow.session
         report = await self._load(db, ctx, data.report_id)
         caller = ctx.principal.key_id or ctx.user_id

@@ -6,7 +6,8 @@ from fastapi import Depends
 
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
-from plumbline.records import record_access
+from plumbline.issue.access import require_row
+from plumbline.records import record_access, seen
 
 CanReadIssues = Annotated[
     ProjectContext,
@@ -22,3 +23,6 @@ CanCommentIssues = Annotated[
     ProjectContext,
     Depends(record_access(Permission.RECORDS_READ, scope="issues:write", module="issues")),
 ]
+# Routes with a body about one issue: the issue is looked up (404) before the body is read.
+CanCommentIssue = Annotated[ProjectContext, Depends(seen(CanCommentIssues, require_row, "issueId"))]
+CanWriteIssue = Annotated[ProjectContext, Depends(seen(CanWriteIssues, require_row, "issueId"))]

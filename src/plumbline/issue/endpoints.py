@@ -6,7 +6,7 @@ from fastapi.responses import StreamingResponse
 
 from plumbline.db import DB, UoW
 from plumbline.issue import bulk
-from plumbline.issue.auth import CanCommentIssues, CanReadIssues, CanWriteIssues
+from plumbline.issue.auth import CanCommentIssue, CanReadIssues, CanWriteIssue, CanWriteIssues
 from plumbline.issue.comments import issue_comments
 from plumbline.issue.filters import Filters
 from plumbline.issue.photos import reference_photos
@@ -93,7 +93,7 @@ async def list_comments(ctx: CanReadIssues, db: DB, issueId: str, page: Page) ->
 
 @router.post("/{issueId}/comments", response_model=IssueCommentRead)
 async def add_comment(
-    ctx: CanCommentIssues, db: DB, issueId: str, body: CommentCreate
+    ctx: CanCommentIssue, db: DB, issueId: str, body: CommentCreate
 ) -> ORJSONResponse:
     """Comment on an issue; notifies its creator and assignee."""
     return ORJSONResponse(await issue_comments.add(db, ctx, issueId, body))
@@ -101,7 +101,7 @@ async def add_comment(
 
 @router.post("/{issueId}/reference-photos/presign", response_model=PhotoUploadTarget)
 async def presign_photo(
-    ctx: CanWriteIssues, db: DB, issueId: str, body: IssuePhotoPresign
+    ctx: CanWriteIssue, db: DB, issueId: str, body: IssuePhotoPresign
 ) -> ORJSONResponse:
     """Get an upload target for a reference photo (JPEG, PNG, WebP or HEIC; 15 MB; 12 per issue)."""
     return ORJSONResponse(await reference_photos.presign(db, ctx, issueId, body))
@@ -109,7 +109,7 @@ async def presign_photo(
 
 @router.post("/{issueId}/reference-photos/complete", response_model=ReferencePhoto)
 async def complete_photo(
-    ctx: CanWriteIssues, db: DB, issueId: str, body: IssuePhotoComplete
+    ctx: CanWriteIssue, db: DB, issueId: str, body: IssuePhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded reference photo."""
     return ORJSONResponse(await reference_photos.complete(db, ctx, issueId, body))

@@ -12,21 +12,28 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
-from plumbline.errors import found
+from plumbline.errors import AppError, found
 from plumbline.models import Proposal
 from plumbline.proposal import repository
+from plumbline.proposal.errors import ProposalsInternal
 from plumbline.records.visibility import Visibility
 
 
-def _access(permission: Permission, scope: str) -> Callable[..., Awaitable[ProjectContext]]:
-    return project_access(permission, scope=scope, module="proposals", feature=Feature.PROPOSALS)
+def _access(
+    permission: Permission, scope: str, externals: Callable[[], AppError] | None = None
+) -> Callable[..., Awaitable[ProjectContext]]:
+    return project_access(
+        permission, scope=scope, module="proposals", feature=Feature.PROPOSALS, externals=externals
+    )
 
 
 CanReadProposals = Annotated[
     ProjectContext, Depends(_access(Permission.RECORDS_READ, "proposals:read"))
 ]
+# Writes refuse external collaborators before the body is read (403).
 CanWriteProposals = Annotated[
-    ProjectContext, Depends(_access(Permission.RECORDS_WRITE, "proposals:write"))
+    ProjectContext,
+    Depends(_access(Permission.RECORDS_WRITE, "proposals:write", externals=ProposalsInternal)),
 ]
 
 

@@ -6,7 +6,8 @@ from fastapi import Depends
 
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
-from plumbline.records import record_access
+from plumbline.punch.service import punch
+from plumbline.records import record_access, seen
 
 CanReadPunch = Annotated[
     ProjectContext,
@@ -16,3 +17,5 @@ CanWritePunch = Annotated[
     ProjectContext,
     Depends(record_access(Permission.RECORDS_WRITE, scope="punch:write", module="punch")),
 ]
+# Routes with a body about one item: the item is looked up (404) before the body is read.
+CanWritePunchItem = Annotated[ProjectContext, Depends(seen(CanWritePunch, punch.load, "punchId"))]

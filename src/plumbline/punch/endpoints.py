@@ -10,7 +10,7 @@ from plumbline.file.schemas import FileUploadTarget
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.punch.auth import CanReadPunch, CanWritePunch
+from plumbline.punch.auth import CanReadPunch, CanWritePunch, CanWritePunchItem
 from plumbline.punch.schemas import (
     PunchBulkResults,
     PunchBulkUpdate,
@@ -84,7 +84,7 @@ async def delete_punch(ctx: CanWritePunch, db: DB, punchId: str) -> ORJSONRespon
 
 @router.post("/{punchId}/reference-photos/presign", response_model=FileUploadTarget)
 async def presign_punch_photo(
-    ctx: CanWritePunch, db: DB, punchId: str, body: PunchPhotoPresign
+    ctx: CanWritePunchItem, db: DB, punchId: str, body: PunchPhotoPresign
 ) -> ORJSONResponse:
     """Upload target for a reference photo (jpeg, png, webp, heic; at most 15 MB, 8 per item)."""
     return ORJSONResponse(await punch_photos.presign(db, ctx, punchId, body))
@@ -92,7 +92,7 @@ async def presign_punch_photo(
 
 @router.post("/{punchId}/reference-photos/complete", response_model=PunchRead)
 async def complete_punch_photo(
-    ctx: CanWritePunch, db: DB, punchId: str, body: PunchPhotoComplete
+    ctx: CanWritePunchItem, db: DB, punchId: str, body: PunchPhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded reference photo; returns the punch item."""
     return ORJSONResponse(await punch_service.complete_photo(db, ctx, punchId, body))

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
+from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
-from plumbline.db import Base, UnitOfWork
-from plumbline.errors import Forbidden
+from plumbline.db import Base, UnitOfWork, uow_of
+from plumbline.errors import AppError, Forbidden
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.notification.service import notification
@@ -54,10 +55,37 @@ async def add_record(db: AsyncSession, ctx: ProjectContext, model: type[R], /, *
 
 
 def record_access(
-    permission: Permission, *, scope: str, module: str
+    permission: Permission,
+    *,
+    scope: str,
+    module: str,
+    externals: Callable[[], AppError] | None = None,
 ) -> Callable[..., Awaitable[ProjectContext]]:
     """``project_access`` for a record module: always behind the RECORDS plan feature."""
-    return project_access(permission, scope=scope, module=module, feature=Feature.RECORDS)
+    return project_access(
+        permission, scope=scope, module=module, feature=Feature.RECORDS, externals=externals
+    )
+
+
+def seen(
+    alias: Any, load: Callable[[AsyncSession, ProjectContext, str], Awaitable[object]], param: str
+) -> Callable[..., Awaitable[ProjectContext]]:
+    """``alias`` (an access alias such as ``CanWriteIssues``), then the record the path
+    parameter ``param`` names, loaded by ``load`` within what the caller may see (404): so a
+    caller who cannot see it is refused before the body is read (the service loads it again)."""
+    access = alias.__metadata__[0].dependency
+
+    async def dependency(request: Request, ctx: ProjectContext) -> ProjectContext:
+        await load(uow_of(request).session, ctx, request.path_params[param])
+        return ctx
+
+    # Real objects, not this module's postponed strings: ``access`` is a local name.
+    dependency.__annotations__ = {
+        "request": Request,
+        "ctx": Annotated[ProjectContext, Depends(access)],
+        "return": ProjectContext,
+    }
+    return dependency
 
 
 async def soft_delete(

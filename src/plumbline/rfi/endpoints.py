@@ -15,7 +15,7 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.records.export import csv_response
 from plumbline.rfi.attachments import rfi_attachments
-from plumbline.rfi.auth import CanPostRfiMessage, CanReadRfi, CanWriteRfi
+from plumbline.rfi.auth import CanCreateRfi, CanPostOnRfi, CanReadRfi, CanWriteOneRfi, CanWriteRfi
 from plumbline.rfi.export import rfi_csv
 from plumbline.rfi.messages import rfi_messages
 from plumbline.rfi.repository import RfiFilters
@@ -62,7 +62,7 @@ async def list_rfis(ctx: CanReadRfi, db: DB, page: Page, filters: Filters) -> OR
 
 
 @router.post("", response_model=RfiRead)
-async def create_rfi(ctx: CanWriteRfi, uow: UoW, body: RfiCreate) -> ORJSONResponse:
+async def create_rfi(ctx: CanCreateRfi, uow: UoW, body: RfiCreate) -> ORJSONResponse:
     """Create an RFI (status OPEN, next number of the project)."""
     return ORJSONResponse(await rfi_service.create(uow, ctx, body))
 
@@ -107,7 +107,7 @@ async def list_rfi_messages(ctx: CanReadRfi, db: DB, page: Page, rfiId: str) -> 
 
 @router.post("/{rfiId}/messages", response_model=RfiMessageRead)
 async def post_rfi_message(
-    ctx: CanPostRfiMessage, db: DB, rfiId: str, body: MessageCreate
+    ctx: CanPostOnRfi, db: DB, rfiId: str, body: MessageCreate
 ) -> ORJSONResponse:
     """Post a message (sanitised rich text) on an RFI."""
     return ORJSONResponse(await rfi_messages.post(db, ctx, rfiId, body))
@@ -115,7 +115,7 @@ async def post_rfi_message(
 
 @router.post("/{rfiId}/attachments/presign", response_model=FileUploadTarget)
 async def presign_rfi_attachment(
-    ctx: CanWriteRfi, db: DB, rfiId: str, body: AttachmentPresign
+    ctx: CanWriteOneRfi, db: DB, rfiId: str, body: AttachmentPresign
 ) -> ORJSONResponse:
     """Get an upload target for an RFI attachment (any type, at most 25 MB)."""
     return ORJSONResponse(await rfi_attachments.presign(db, ctx, rfiId, body))
@@ -123,7 +123,7 @@ async def presign_rfi_attachment(
 
 @router.post("/{rfiId}/attachments/complete", response_model=AttachmentRead)
 async def complete_rfi_attachment(
-    ctx: CanWriteRfi, db: DB, rfiId: str, body: AttachmentComplete
+    ctx: CanWriteOneRfi, db: DB, rfiId: str, body: AttachmentComplete
 ) -> ORJSONResponse:
     """Record an uploaded RFI attachment once its bytes are stored."""
     return ORJSONResponse(await rfi_attachments.complete(db, ctx, rfiId, body))

@@ -130,8 +130,6 @@ class RfiService:
     async def create(self, uow: UnitOfWork, ctx: ProjectContext, body: RfiCreate) -> dict[str, Any]:
         """A new OPEN RFI by an internal member, managed by its creator unless named."""
         db = uow.session
-        if ctx.is_external:
-            raise Forbidden("External collaborators cannot create RFIs")
         project = ctx.project
         manager_id = body.manager_id or ctx.user_id
         await self._check_people(db, ctx, body.assignee_ids, manager_id)

@@ -2,9 +2,10 @@
 
 from typing import Annotated
 
-from fastapi import Body, Query
+from fastapi import Body, Depends, Query
 from fastapi.responses import Response
 
+from plumbline.authz.project import ProjectContext
 from plumbline.db import DB, UoW
 from plumbline.file.endpoints import errors
 from plumbline.issue.schemas import IssuePhotoComplete, IssuePhotoPresign, PhotoUploadTarget
@@ -27,7 +28,11 @@ from plumbline.om.inspections.schemas import (
 from plumbline.om.inspections.service import run_photos
 from plumbline.om.inspections.service import runs as run_service
 from plumbline.om.inspections.templates import templates as template_service
+from plumbline.records import seen
 from plumbline.routing import make_router, read_only
+
+# Routes with a body about one run: the run is looked up (404) before the body is read.
+CanWorkOnRun = Annotated[ProjectContext, Depends(seen(CanWorkOm, run_service.require, "runId"))]
 
 templates = make_router(prefix="/projects/{projectId}/om/inspection-templates", tags=["om"])
 runs = make_router(prefix="/projects/{projectId}/om/inspection-runs", tags=["om"])
@@ -128,7 +133,7 @@ async def complete_inspection_run(
 
 @runs.post("/{runId}/photos/presign", response_model=PhotoUploadTarget, responses=errors(413, 415))
 async def presign_inspection_photo(
-    ctx: CanWorkOm, db: DB, runId: str, body: IssuePhotoPresign
+    ctx: CanWorkOnRun, db: DB, runId: str, body: IssuePhotoPresign
 ) -> ORJSONResponse:
     """Get an upload target for a photo of a DRAFT run (JPEG, PNG, WebP or HEIC; 15 MB; 60)."""
     return ORJSONResponse(await run_photos.presign(db, ctx, runId, body))
@@ -136,7 +141,7 @@ async def presign_inspection_photo(
 
 @runs.post("/{runId}/photos/complete", response_model=RunPhoto)
 async def complete_inspection_photo(
-    ctx: CanWorkOm, db: DB, runId: str, body: IssuePhotoComplete
+    ctx: CanWorkOnRun, db: DB, runId: str, body: IssuePhotoComplete
 ) -> ORJSONResponse:
     """Record an uploaded photo of a run; name it in a result's photoUploadId."""
     return ORJSONResponse(await run_photos.complete(db, ctx, runId, body))

@@ -127,7 +127,6 @@ class ProposalService:
         """A DRAFT priced from its items, with the project's currency and the next reference;
         a template fills the letter, tax and validity the request leaves out, and without
         either a ``validUntil`` is required (400)."""
-        visibility(ctx).collection(ProposalsInternal)
         data.items = await material_items(db, ctx.workspace.id, data.items)
         values = {name: getattr(data, name) for name in COLUMNS}
         if data.template_id is not None:
