@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -142,6 +143,50 @@ class Worker(Process):
         return self.tail(200).count("Plumbline worker running jobs") >= self._starts
 
 
+class Sink(SmtpSink):
+    """The SMTP sink, which can hold the first delivery to one address (``hold(to)``): the
+    sender's DATA waits for an answer until ``release`` is set, then gets a 451 (by then the
+    test has killed it) and the message is not kept, as a real server would not keep it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.holding: str | None = None
+        self.held = threading.Event()
+        self.release = threading.Event()
+        self.held_peer: tuple[str, int] | None = None
+
+    def hold(self, address: str) -> None:
+        self.holding, self.held_peer = address, None
+        self.held.clear()
+        self.release.clear()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.holding is not None and self.holding in envelope.rcpt_tos:
+            self.holding, self.held_peer = None, tuple(session.peer)
+            self.held.set()
+            while not self.release.is_set():
+                await asyncio.sleep(0.05)
+            return "451 4.3.0 Held by the test"
+        return await super().handle_DATA(server, session, envelope)
+
+
+def pid_with_local_port(port: int, pids: list[int]) -> int | None:
+    """Which of ``pids`` owns the loopback TCP socket bound to local ``port`` (from /proc)."""
+    inodes = {
+        fields[9]
+        for fields in (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
+        if int(fields[1].rsplit(":", 1)[1], 16) == port
+    }
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:[") and target[8:-1] in inodes:
+                        return pid
+    return None
+
+
 class Cluster:
     """``servers['a']``, ``servers['b']``, ``workers[0..1]``, the ``smtp`` sink, the database
     (``connect()``, ``rows()``) and the seeded ``worlds``."""
@@ -152,7 +197,7 @@ class Cluster:
         self.admin_dsn = _dsn(base_url)
         self.dsn = _dsn(server.set(database=self.database).render_as_string(False))
         self.dir = Path(tempfile.mkdtemp(prefix=f"plumbline-{name}-"))
-        self.smtp = SmtpSink()
+        self.smtp = Sink()
         self.bucket = f"cluster-{new_id()[-12:].lower()}"
         self.moto_url = moto_url
         self.env = {
@@ -195,11 +240,24 @@ class Cluster:
         ).create_bucket(Bucket=self.bucket)
         self.smtp.__enter__()
         self._cli("db", "upgrade")
-        seeded = self._cli_json("tests.scale.seed", str(worlds))
-        self.worlds = list(seeded)
-        for process in self.processes:
+        seeding = subprocess.Popen(
+            [sys.executable, "-m", "tests.scale.seed", str(worlds)],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for process in self.processes:  # importing the app while the seed runs
             process.start()
+        out, err = seeding.communicate()
+        assert seeding.returncode == 0, err.decode()
+        self.worlds = list(json.loads(out))
         self.wait_ready()
+
+    def take(self, count: int) -> list[dict[str, Any]]:
+        """``count`` seeded worlds no other test module was given."""
+        assert len(self.worlds) >= count, "seed more worlds (POOL in tests/scale/conftest.py)"
+        taken, self.worlds = self.worlds[:count], self.worlds[count:]
+        return taken
 
     @property
     def processes(self) -> list[Process]:
@@ -244,13 +302,6 @@ class Cluster:
             capture_output=True,
         )
 
-    def _cli_json(self, module: str, *args: str) -> Any:
-        done = subprocess.run(
-            [sys.executable, "-m", module, *args], env=self.env, capture_output=True
-        )
-        assert done.returncode == 0, done.stderr.decode()
-        return json.loads(done.stdout)
-
     # -- the database ----------------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def connect(self) -> AsyncIterator[asyncpg.Connection]:
@@ -268,19 +319,20 @@ class Cluster:
         async with self.connect() as conn:
             return await conn.fetchval(query, *args)
 
-    async def blocked_backend(self, table_hint: str) -> int:
-        """The pid of the cluster's backend waiting on a lock (a server's statement stopped by
-        the lock the test holds), once there is one."""
+    async def blocked_backend(self, statement: str) -> int:
+        """The pid of the cluster's backend whose statement (``statement``: an SQL ``LIKE``
+        pattern) waits on a lock the test holds, once there is one."""
 
         async def check() -> int | None:
             found = await self.value(
                 "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type ="
-                " 'Lock' AND state = 'active' ORDER BY query_start LIMIT 1",
+                " 'Lock' AND state = 'active' AND query ILIKE $2 ORDER BY query_start LIMIT 1",
                 self.database,
+                statement,
             )
             return int(found) if found else None
 
-        return int(await until(f"a server statement blocked on the lock of {table_hint}", check))
+        return int(await until(f"a server statement like {statement!r} blocked on a lock", check))
 
     async def backend_gone(self, pid: int) -> None:
         """Wait until PostgreSQL ended the killed server's backend (its transaction rolled
@@ -300,6 +352,11 @@ class Cluster:
             str(email.message_from_bytes(raw, policy=email.policy.default)["Subject"])
             for _, raw in list(self.smtp.messages)
         ]
+
+    def subjects_to_world(self, world: dict[str, Any]) -> list[str]:
+        """The subjects of the messages to the seeded people of ``world``."""
+        people = ("owner", "admin", "manager", "member")
+        return [s for person in people for s in self.subjects_to(world[person]["email"])]
 
     def subjects_to(self, address: str) -> list[str]:
         return [str(m["Subject"]) for m in self.smtp.mails(address)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
@@ -17,12 +18,24 @@ POSTGRES_ONLY = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def running(request: pytest.FixtureRequest, moto_url: str, redis_url: str) -> Iterator[Cluster]:
-    """Two servers and two workers on a database of the module's own (``WORLDS`` seeded)."""
-    name = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
-    with cluster(name, moto_url, redis_url, worlds=request.module.WORLDS) as started:
+# Worlds seeded for the modules of this folder, each taking its ``WORLDS``.
+POOL = 10
+
+
+@pytest.fixture(scope="session")
+def running(moto_url: str, redis_url: str) -> Iterator[Cluster]:
+    """Two servers and two workers on a database of their own, shared by this folder's
+    modules (each scopes what it counts to its own worlds)."""
+    if not ON_POSTGRES:
+        pytest.skip("PostgreSQL only")
+    with cluster("cluster", moto_url, redis_url, worlds=POOL) as started:
         yield started
+
+
+@pytest.fixture(scope="module")
+def worlds(request: pytest.FixtureRequest, running: Cluster) -> list[dict[str, Any]]:
+    """The module's own ``WORLDS`` seeded worlds."""
+    return running.take(request.module.WORLDS)
 
 
 @pytest.fixture

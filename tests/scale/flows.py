@@ -50,7 +50,9 @@ def pdf(label: str) -> bytes:
     return b"%PDF-1.4\n% " + label.encode() + b"\n" + b"0" * 2048 + b"\n%%EOF\n"
 
 
-async def sent_proposal(api: httpx.AsyncClient, world: Json, hours: int = 24) -> Json:
+async def sent_proposal(
+    api: httpx.AsyncClient, world: Json, hours: int = 24, client_email: str | None = None
+) -> Json:
     """A proposal the member made and sent, valid for ``hours`` more hours (the client is
     e-mailed the portal link)."""
     headers = world["member"]["headers"]
@@ -61,7 +63,7 @@ async def sent_proposal(api: httpx.AsyncClient, world: Json, hours: int = 24) ->
             "title": f"Fit-out {new_id()[-6:]}",
             "validUntil": valid,
             "clientName": "Dana Client",
-            "clientEmail": f"client-{new_id()}@example.com",
+            "clientEmail": client_email or f"client-{new_id()}@example.com",
             "items": [{"name": "Drywall", "quantity": "10", "unit": "m2", "rate": "12.50"}],
         },
         headers=headers,

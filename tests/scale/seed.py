@@ -22,6 +22,7 @@ def world_json(world: World) -> dict[str, Any]:
         "workspaceId": world.workspace.id,
         "projectId": world.project.id,
         "owner": actor(world.owner),
+        "admin": actor(world.admin),
         "manager": actor(world.manager),
         "member": actor(world.member),
     }
