@@ -15,6 +15,7 @@ for name in (
     "conditional",
     "webhooks",
     "changes",
+    "soak",
 ):
     try:
         module = importlib.import_module(f"benchmarks.{name}")

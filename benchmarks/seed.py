@@ -80,7 +80,7 @@ async def seed_projects(count: int) -> dict[str, str]:
     }
 
 
-async def seed_issues(count: int) -> dict[str, str]:
+async def seed_issues(count: int, *, dispose: bool = True) -> dict[str, str]:
     """One project, an API key of it with the issue scopes, ``count`` varied issues."""
     now = clock.now()
     raw = f"psk_{crypto.random_token(30)}"
@@ -144,8 +144,40 @@ async def seed_issues(count: int) -> dict[str, str]:
             insert(ProjectCounter).values(project_id=project.id, kind="issue", value=count)
         )
         await db.commit()
-    await database.dispose()
+    if dispose:
+        await database.dispose()
     return {"key": raw, "projectId": project.id, "workspaceId": workspace.id}
+
+
+async def seed_soak(count: int) -> dict[str, str]:
+    """``seed_issues``, its project in operations mode, and its user signed in (a session
+    cookie) as the workspace's owner: the soak's uploads, viewer, proposals and O&M."""
+    seeded = await seed_issues(count, dispose=False)
+    now = clock.now()
+    token = crypto.random_token()
+    async with database.sessionmaker() as db:
+        user = (
+            await db.execute(select(User).where(User.email == "bench@example.com"))
+        ).scalar_one()
+        membership = (
+            await db.execute(select(Membership).where(Membership.user_id == user.id))
+        ).scalar_one()
+        membership.role = "SUPER_ADMIN"
+        project = await db.get(Project, seeded["projectId"])
+        assert project is not None
+        project.operations_mode = True
+        db.add(
+            AuthSession(
+                user_id=user.id,
+                token_hash=crypto.sha256_hex(token),
+                expires_at=now + timedelta(days=2),
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        await db.commit()
+    await database.dispose()
+    return seeded | {"cookie": crypto.signed(token, "session"), "userId": user.id}
 
 
 async def seed_webhooks(count: int) -> dict[str, dict[str, str]]:
@@ -219,6 +251,7 @@ SEEDS = {
     "issues": seed_issues,
     "changes": seed_changes,
     "webhooks": seed_webhooks,
+    "soak": seed_soak,
 }
 
 if __name__ == "__main__":

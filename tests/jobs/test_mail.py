@@ -30,10 +30,12 @@ class Flaky:
     def __init__(self, failures: int) -> None:
         self.failures = failures
         self.received: list[bytes] = []
+        self.refused: list[bytes] = []
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if self.failures > 0:
             self.failures -= 1
+            self.refused.append(envelope.original_content or b"")
             return "451 4.3.0 Mailbox busy, try again later"
         self.received.append(envelope.original_content or b"")
         return "250 OK"
@@ -89,6 +91,12 @@ async def test_a_delivery_that_fails_twice_is_retried_with_backoff(client, flaky
     [raw] = flaky_smtp.received
     message = email.message_from_bytes(raw, policy=email.policy.default)
     assert message["To"] == user.user.email and message["Subject"] == "Reset your password"
+    # Every attempt sent the same Message-ID: a receiver can tell a repeat from a new message.
+    attempts = [
+        email.message_from_bytes(r, policy=email.policy.default) for r in flaky_smtp.refused
+    ]
+    assert [m["Message-ID"] for m in attempts] == [message["Message-ID"]] * 2
+    assert message["Message-ID"].endswith("@plumbline.local>")
 
 
 async def test_delivered_mail_keeps_no_token_and_is_purged_after_retention(client, outbox) -> None:  # type: ignore[no-untyped-def]

@@ -53,11 +53,16 @@ class Mail:
     text: str
     html: str | None = None
     attachments: list[Attachment] = field(default_factory=list)
+    # Chosen once, when the mail is queued: each attempt of its job sends the same Message-ID,
+    # so a receiver can tell a repeated delivery (a worker that died after the SMTP server
+    # accepted the message but before its job was recorded done) from a second message.
+    message_id: str = field(default_factory=lambda: make_msgid(domain="plumbline.local"))
 
     def to_payload(self) -> dict[str, object]:
         return {
             "to": self.to,
             "subject": self.subject,
+            "messageId": self.message_id,
             "text": self.text,
             "html": self.html,
             "attachments": [
@@ -82,6 +87,8 @@ class Mail:
             text=str(payload["text"]),
             html=payload.get("html"),  # type: ignore[arg-type]
             attachments=attachments,
+            # Jobs queued before the id was kept in the payload get one per attempt.
+            message_id=str(payload.get("messageId") or make_msgid(domain="plumbline.local")),
         )
 
 
@@ -93,7 +100,7 @@ def build_message(mail: Mail) -> EmailMessage:
         message["From"] = one_line(settings.email_from)
         message["To"] = ", ".join(mail.to)
         message["Subject"] = one_line(mail.subject)
-        message["Message-ID"] = make_msgid(domain="plumbline.local")
+        message["Message-ID"] = mail.message_id
         message.set_content(mail.text)
         if mail.html:
             message.add_alternative(mail.html, subtype="html")
