@@ -15,7 +15,7 @@ from plumbline.events.readers import reader
 from plumbline.kit import clock, money
 from plumbline.models import Project, Proposal, Workspace
 from plumbline.proposal.document import letter
-from plumbline.proposal.status import ProposalStatus, shown
+from plumbline.proposal.status import LIVE, ProposalStatus, shown
 from plumbline.records.fields import Fields
 from plumbline.records.repository import rows_by_id
 
@@ -118,28 +118,26 @@ def number_text(value: Decimal) -> str:
     return f"{whole}.{fraction.ljust(2, '0')}"
 
 
-def money_text(value: Decimal | str) -> str:
-    """An amount as the API answers it, from a ``Decimal`` or a money column's text:
-    PostgreSQL's has its two places already; SQLite's (a REAL's) may not."""
-    if type(value) is str and value[-3:-2] == ".":
-        return value
-    return money.text(Decimal(value))
-
-
 def percent_text(value: Decimal | str) -> str:
-    """``number_text`` of a percentage, from a ``Decimal`` or a percent column's text (at most
-    four places, no exponent: PostgreSQL's ``10.0000``, SQLite's ``10`` or ``8.25``)."""
-    if type(value) is str and "e" not in value and "E" not in value:
-        whole, _, fraction = value.partition(".")
-        if len(fraction) <= 4:
-            return f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
+    """``number_text`` of a percentage, from a ``Decimal`` or a percent column's text:
+    PostgreSQL's has its four places (``8.2500`` -> ``8.25``), SQLite's (a REAL's) may not."""
+    if type(value) is str and value[-5:-4] == ".":
+        text = value.rstrip("0")
+        return text + "00" if text[-1] == "." else text + "0" if text[-2] == "." else text
     return number_text(Decimal(value))
 
 
 def _shown(body: dict[str, Any], now: str | None) -> dict[str, Any]:
-    body["status"] = shown(body["status"], body["validUntil"], now or str(clock.iso(clock.now())))
+    """The status as shown at ``now`` and the amounts as text, from the columns' values
+    (``Decimal``s, or their text: PostgreSQL's money text has its two places already)."""
+    if body["status"] in LIVE:
+        body["status"] = shown(
+            body["status"], body["validUntil"], now or str(clock.iso(clock.now()))
+        )
     for name in MONEY:
-        body[name] = money_text(body[name])
+        value = body[name]
+        if type(value) is not str or value[-3:-2] != ".":
+            body[name] = money.text(Decimal(value))
     for name in PERCENT:
         body[name] = percent_text(body[name])
     return body
