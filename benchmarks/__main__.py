@@ -15,6 +15,8 @@ for name in (
     "conditional",
     "webhooks",
     "changes",
+    "lists",
+    "scale",
 ):
     try:
         module = importlib.import_module(f"benchmarks.{name}")
