@@ -16,6 +16,8 @@ for name in (
     "webhooks",
     "changes",
     "soak",
+    "lists",
+    "scale",
 ):
     try:
         module = importlib.import_module(f"benchmarks.{name}")

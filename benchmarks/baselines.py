@@ -196,49 +196,40 @@ NAMED_SQL = (
 )
 
 
-async def projects_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """GET /workspaces/{id}/projects."""
-    if scope["type"] == "lifespan":
-        await _lifespan(receive, send)
-        return
-    parts = scope["path"].strip("/").split("/")
-    if len(parts) != 3 or parts[0] != "workspaces" or parts[2] != "projects":
-        await _send(send, 200, b"{}")
-        return
-    assert _pool is not None
-    workspace_id = parts[1]
-    token = _unsign(_cookie(scope, "auth.session_token") or "")
+async def list_projects(
+    conn: Any, cookie: str | None, workspace_id: str, path: str
+) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
+    """The projects list's work on ``conn`` (an asyncpg connection, or anything with its
+    ``fetchrow``/``fetch``/``execute``: ``benchmarks.floor`` runs it through SQLAlchemy too):
+    the status, body and headers of the answer."""
+    token = _unsign(cookie or "")
     if token is None:
-        await _error(send, 401, "Authentication required", "UNAUTHORIZED")
-        return
+        return 401, orjson.dumps({"error": "Authentication required", "code": "UNAUTHORIZED"}), []
     now = datetime.now(UTC)
-    async with _pool.acquire() as conn:
-        found = await conn.fetchrow(
-            SESSION_WORKSPACE_SQL, hashlib.sha256(token.encode()).hexdigest(), workspace_id, now
+    found = await conn.fetchrow(
+        SESSION_WORKSPACE_SQL, hashlib.sha256(token.encode()).hexdigest(), workspace_id, now
+    )
+    if found is None:
+        return 401, orjson.dumps({"error": "Authentication required", "code": "UNAUTHORIZED"}), []
+    session_id, remember, updated_at, verified, member, external, restricted = found
+    if not verified:
+        error = {"error": "Email verification required", "code": "EMAIL_NOT_VERIFIED"}
+        return 403, orjson.dumps(error), []
+    if member is None:
+        return 404, orjson.dumps({"error": "Workspace not found", "code": "NOT_FOUND"}), []
+    if external or restricted:
+        rows = await conn.fetch(
+            PROJECTS_SQL.format(named=NAMED_SQL), workspace_id, LIMIT + 1, member
         )
-        if found is None:
-            await _error(send, 401, "Authentication required", "UNAUTHORIZED")
-            return
-        session_id, remember, updated_at, verified, member, external, restricted = found
-        if not verified:
-            await _error(send, 403, "Email verification required", "EMAIL_NOT_VERIFIED")
-            return
-        if member is None:
-            await _error(send, 404, "Workspace not found", "NOT_FOUND")
-            return
-        if external or restricted:
-            rows = await conn.fetch(
-                PROJECTS_SQL.format(named=NAMED_SQL), workspace_id, LIMIT + 1, member
-            )
-        else:
-            rows = await conn.fetch(PROJECTS_SQL.format(named=""), workspace_id, LIMIT + 1)
-        if remember and updated_at < now - REFRESH_AFTER:
-            await conn.execute(REFRESH_SQL, session_id, now + timedelta(days=SESSION_DAYS), now)
+    else:
+        rows = await conn.fetch(PROJECTS_SQL.format(named=""), workspace_id, LIMIT + 1)
+    if remember and updated_at < now - REFRESH_AFTER:
+        await conn.execute(REFRESH_SQL, session_id, now + timedelta(days=SESSION_DAYS), now)
     headers = []
     if len(rows) > LIMIT:
         rows = rows[:LIMIT]
         cursor = base64.urlsafe_b64encode(rows[-1][0].encode()).decode().rstrip("=")
-        link = f'<{scope["path"]}?cursor={cursor}&limit={LIMIT}>; rel="next"'
+        link = f'<{path}?cursor={cursor}&limit={LIMIT}>; rel="next"'
         headers.append((b"link", link.encode()))
     body = orjson.dumps(
         [
@@ -260,7 +251,24 @@ async def projects_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             for r in rows
         ]
     )
-    await _send(send, 200, body, headers)
+    return 200, body, headers
+
+
+async def projects_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """GET /workspaces/{id}/projects."""
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    parts = scope["path"].strip("/").split("/")
+    if len(parts) != 3 or parts[0] != "workspaces" or parts[2] != "projects":
+        await _send(send, 200, b"{}")
+        return
+    assert _pool is not None
+    async with _pool.acquire() as conn:
+        status, body, headers = await list_projects(
+            conn, _cookie(scope, "auth.session_token"), parts[1], scope["path"]
+        )
+    await _send(send, status, body, headers)
 
 
 # --------------------------------------------------------------- GET, POST /projects/{p}/issues

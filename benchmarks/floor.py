@@ -30,7 +30,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import orjson
-from fastapi import FastAPI, Request, Response
+from fastapi import APIRouter, FastAPI, Request, Response
 from sqlalchemy import DateTime, String, bindparam, column, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Row
@@ -108,6 +108,9 @@ class CoreConnection:
     async def fetchrow(self, sql: str, *args: Any) -> Row[Any] | None:
         return (await self._run(sql, args)).first()
 
+    async def fetch(self, sql: str, *args: Any) -> list[Row[Any]]:
+        return list((await self._run(sql, args)).all())
+
     async def fetchval(self, sql: str, *args: Any) -> Any:
         return (await self._run(sql, args)).scalar()
 
@@ -119,6 +122,15 @@ class CoreConnection:
 async def core_transaction() -> AsyncIterator[CoreConnection]:
     assert _engine is not None
     async with _engine.begin() as connection:
+        yield CoreConnection(connection)
+
+
+@asynccontextmanager
+async def core_autocommit() -> AsyncIterator[CoreConnection]:
+    """A connection without a transaction, as the app's read-only routes run (``db.py``)."""
+    assert _engine is not None
+    async with _engine.connect() as connection:
+        await connection.execution_options(isolation_level="AUTOCOMMIT")
         yield CoreConnection(connection)
 
 
@@ -214,8 +226,130 @@ def _fastapi(transaction: baselines.Transaction, opened: Any) -> FastAPI:
 fastapi_asyncpg = _fastapi(baselines._transaction, pool_open)
 fastapi_sqlalchemy = _fastapi(core_transaction, engine_open)
 
+# --------------------------------------------------------- GET /workspaces/{w}/projects floors
+
+PROJECTS_PATH = "/workspaces/{workspaceId}/projects"
+
+
+def _routers_ahead() -> list[list[tuple[str, set[str]]]]:
+    """The path and methods of every route Plumbline's app tries before its projects list,
+    router by router as ``api.py`` includes them (the last group: the project router's own
+    routes before the list)."""
+    from fastapi.routing import APIRoute
+
+    from plumbline.app import create_app
+
+    groups: list[list[tuple[str, set[str]]]] = []
+    for included in create_app().routes:
+        router = getattr(included, "original_router", None)
+        if router is None:
+            continue
+        group: list[tuple[str, set[str]]] = []
+        for route in router.routes:
+            if not isinstance(route, APIRoute):
+                continue
+            methods = set(route.methods or ())
+            if route.path == PROJECTS_PATH and "GET" in methods:
+                return [*groups, group]
+            group.append((route.path, methods))
+        groups.append(group)
+    raise RuntimeError("no projects list route")
+
+
+def _projects_floor(routes_ahead: bool) -> FastAPI:
+    """The baseline's projects list (``baselines.list_projects``) as one FastAPI route on
+    SQLAlchemy Core without a transaction; ``routes_ahead``: behind routers holding routes with
+    the paths and methods of those Plumbline's app tries first (empty endpoints), included in
+    the same order, so FastAPI's matching costs what it costs in the app."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with engine_open():
+            yield
+
+    app = FastAPI(lifespan=lifespan, telemetry=TELEMETRY_OFF)
+    groups = _routers_ahead() if routes_ahead else [[]]
+
+    async def elsewhere() -> Response:
+        return Response(b"{}", media_type="application/json")
+
+    for group in groups[:-1]:
+        router = APIRouter()
+        for path, methods in group:
+            router.add_api_route(path, elsewhere, methods=sorted(methods))
+        app.include_router(router)
+    router = APIRouter()
+    for path, methods in groups[-1]:
+        router.add_api_route(path, elsewhere, methods=sorted(methods))
+
+    @router.get(PROJECTS_PATH)
+    async def list_projects(workspaceId: str, request: Request) -> Response:
+        async with core_autocommit() as conn:
+            status, body, headers = await baselines.list_projects(
+                conn, request.cookies.get("auth.session_token"), workspaceId, request.url.path
+            )
+        return Response(
+            body,
+            status,
+            headers={k.decode(): v.decode() for k, v in headers},
+            media_type="application/json",
+        )
+
+    app.include_router(router)
+    return app
+
+
+def projects_fastapi_sqlalchemy() -> FastAPI:
+    return _projects_floor(routes_ahead=False)
+
+
+def projects_behind_routes() -> FastAPI:
+    return _projects_floor(routes_ahead=True)
+
+
+PROJECT_SERVERS = (
+    ("baseline", "benchmarks.baselines:projects_app", False, ""),
+    ("fastapi+sqlalchemy", "benchmarks.floor:projects_fastapi_sqlalchemy", True, ""),
+    ("same, behind the app's routes", "benchmarks.floor:projects_behind_routes", True, ""),
+    ("plumbline", "plumbline.app:create_app", True, "/api/v1"),
+)
+
+
+def projects_main() -> None:
+    """``BENCH_FLOOR_ROUTE=projects``: the projects list's floors (``benchmarks.projects``'
+    seed and baseline), each against the baseline and Plumbline's route against each floor."""
+    import httpx
+
+    projects = int(os.environ.get("BENCH_PROJECTS", "100"))
+    describe(f"floor: GET /workspaces/{{w}}/projects ({projects} projects, session cookie)")
+    with fresh_database("floor_projects") as env:
+        seeded = orjson.loads(seed(env, "projects", projects))
+        headers = {"Cookie": f"auth.session_token={seeded['cookie']}"}
+        path = f"/workspaces/{seeded['workspaceId']}/projects"
+        results, bodies = {}, {}
+        for name, app, factory, prefix in PROJECT_SERVERS:
+            with serve(app, env, factory=factory) as base_url:
+                url = f"{base_url}{prefix}{path}"
+                check = httpx.get(url, headers=headers, timeout=30)
+                assert check.status_code == 200, f"{name}: {check.text[:300]}"
+                bodies[name] = check.json()
+                results[name] = wrk(url, headers)
+        assert all(body == bodies["baseline"] for body in bodies.values()), "bodies differ"
+    for name, *_ in PROJECT_SERVERS[1:]:
+        report(
+            f"GET /workspaces/{{w}}/projects: {name}", results[name], results["baseline"], name=name
+        )
+    ours = results["plumbline"].requests_per_second
+    for name, *_ in PROJECT_SERVERS[1:3]:
+        floor = results[name].requests_per_second
+        verdict = "meets" if ours / floor >= 0.85 else "misses"
+        print(f"plumbline / {name}: {ours / floor:.2f} ({verdict} 0.85)", flush=True)
+
 
 def main() -> None:
+    if os.environ.get("BENCH_FLOOR_ROUTE") == "projects":
+        projects_main()
+        return
     import httpx
 
     from benchmarks.issues import _stable as stable

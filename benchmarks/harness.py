@@ -118,9 +118,16 @@ def _ms(value: str, unit: str) -> float:
 
 
 def wrk(
-    url: str, headers: dict[str, str], *, method: str = "GET", body: str | None = None
+    url: str,
+    headers: dict[str, str],
+    *,
+    method: str = "GET",
+    body: str | None = None,
+    connections: int = CONNECTIONS,
+    seconds: int = DURATION,
 ) -> Result:
-    """Drive ``url`` with wrk for BENCH_SECONDS over BENCH_CONNECTIONS connections."""
+    """Drive ``url`` with wrk for BENCH_SECONDS over BENCH_CONNECTIONS connections (unless
+    given)."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: apt-get install -y wrk")
     lines = [f'wrk.method = "{method}"']
@@ -129,14 +136,14 @@ def wrk(
         lines.append(f"wrk.body = [[{body}]]")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write("\n".join(lines) + "\n")
-    args = ["wrk", "-t1", f"-c{CONNECTIONS}", f"-d{DURATION}s", "--timeout", "30s", "--latency"]
+    args = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s", "--latency"]
     try:
         out = subprocess.run(
             [*args, "-s", script.name, url],
             capture_output=True,
             text=True,
             check=True,
-            timeout=DURATION + 60,
+            timeout=seconds + 60,
         ).stdout
     finally:
         os.unlink(script.name)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import sys
 from datetime import timedelta
+from decimal import Decimal
 
 import orjson
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 
 from plumbline.audit.service import audit
 from plumbline.db import database, prepare_commit
@@ -20,10 +21,13 @@ from plumbline.kit.ids import new_id
 from plumbline.models import (
     ApiKey,
     AuthSession,
+    InspectionRun,
+    InspectionTemplate,
     Issue,
     Membership,
     Project,
     ProjectCounter,
+    Proposal,
     User,
     Workspace,
 )
@@ -246,7 +250,118 @@ async def seed_changes(count: int) -> dict[str, str]:
     return {**seeded, "key": raw}
 
 
+async def seed_lists(count: int) -> dict[str, str]:
+    """``seed_issues``, then ``count`` proposals and ``count`` inspection runs in the same
+    project (in operations mode), each with the fields its list answers filled as a real one
+    has them (items, amounts, results), and a key reading the three lists."""
+    seeded = await seed_issues(count)
+    raw = f"psk_{crypto.random_token(30)}"
+    project_id, workspace_id = seeded["projectId"], seeded["workspaceId"]
+    now = clock.now()
+    item = {
+        "id": "i1",
+        "name": "Curtain wall sealant",
+        "description": "Per linear metre",
+        "quantity": "12.50",
+        "unit": "m",
+        "rate": "18.40",
+        "lineTotal": "230.00",
+        "materialId": None,
+    }
+    checks = [
+        {"id": f"c{n}", "label": f"Check {n}", "type": "PASS_FAIL", "required": True}
+        for n in range(1, 4)
+    ]
+    results = [
+        {"itemId": "c1", "outcome": "PASS", "value": None, "note": None, "photoUploadId": None}
+    ]
+    statuses = ("DRAFT", "SENT", "VIEWED", "ACCEPTED", "DECLINED", "CHANGES_REQUESTED")
+    async with database.sessionmaker() as db:
+        await db.execute(
+            update(Project)
+            .where(Project.id == project_id)
+            .values(operations_mode=True, modules={"om": True})
+        )
+        template = InspectionTemplate(
+            project_id=project_id,
+            workspace_id=workspace_id,
+            name="Monthly fire doors",
+            frequency="MONTHLY",
+            anchor_day=1,
+            next_due_at=now,
+            items=checks,
+            created_at=now,
+            updated_at=now,
+        )
+        db.add(template)
+        await db.flush()
+        proposals = [
+            {
+                "id": new_id(),
+                "project_id": project_id,
+                "workspace_id": workspace_id,
+                "reference": f"PROP-2026-{i + 1:03}",
+                "title": f"Proposal {i + 1}: facade repairs",
+                "status": statuses[i % len(statuses)],
+                "client_name": "Dana Client",
+                "client_email": "dana@client.example",
+                "client_company": "Client Co",
+                "valid_until": now + timedelta(days=30 - i % 60),
+                "currency": "USD",
+                "cover_letter": "Dear {{client_name}}, please find our offer.",
+                "items": [item, {**item, "id": "i2"}],
+                "subtotal": Decimal("460.00"),
+                "work_price_percent": Decimal("10.0000"),
+                "work_amount": Decimal("46.00"),
+                "tax_percent": Decimal("8.2500"),
+                "tax_amount": Decimal("41.75"),
+                "discount": Decimal("0.00"),
+                "total": Decimal("547.75"),
+                "sent_at": now if i % 6 else None,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for i in range(count)
+        ]
+        await db.execute(insert(Proposal), proposals)
+        runs = [
+            {
+                "id": new_id(),
+                "project_id": project_id,
+                "workspace_id": workspace_id,
+                "template_id": template.id,
+                "template_name": template.name,
+                "status": "COMPLETED" if i % 2 else "DRAFT",
+                "items": checks,
+                "results": results,
+                "signed_by": "Sam Inspector" if i % 2 else None,
+                "completed_at": now if i % 2 else None,
+                "failed_count": 0,
+                "follow_ups": [],
+                "created_at": now,
+                "updated_at": now,
+            }
+            for i in range(count)
+        ]
+        await db.execute(insert(InspectionRun), runs)
+        db.add(
+            ApiKey(
+                project_id=project_id,
+                workspace_id=workspace_id,
+                name="bench lists",
+                prefix=raw[:12],
+                key_hash=crypto.sha256_hex(raw),
+                scopes=["issues:read", "proposals:read", "om:read"],
+                created_at=now,
+            )
+        )
+        await db.commit()
+    await database.dispose()
+    return {**seeded, "key": raw}
+
+
 SEEDS = {
+    "lists": seed_lists,
     "projects": seed_projects,
     "issues": seed_issues,
     "changes": seed_changes,

@@ -14,9 +14,11 @@ from plumbline.kit import clock
 from tests.factories import QueryCounter, World, audit_entries, om_world
 from tests.om_inspections.helpers import (
     FIRE_WALK,
+    add_photo,
     asset_id,
     create_run,
     create_template,
+    png,
     runs_url,
     templates_url,
 )
@@ -364,3 +366,26 @@ async def test_list_filters_and_fixed_queries(client: httpx.AsyncClient, world: 
     assert [r["id"] for r in by_asset.json()] == [first["id"]]
     drafts = await client.get(url, params={"status": "COMPLETED"}, headers=world.member.headers)
     assert drafts.json() == []
+
+
+async def test_the_list_asks_for_photos_only_when_a_run_has_some(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """Like the issue list: whether a run has photos comes with its row, so a page without any
+    runs no photo statement and a page with some runs one (naming only those runs)."""
+    world = await om_world()
+    template = await create_template(client, world)
+    runs = [await create_run(client, world, template["id"]) for _ in range(3)]
+    url = runs_url(world.project.id)
+    with QueryCounter() as without:
+        listed = (await client.get(url, headers=world.member.headers)).json()
+    assert [run["photos"] for run in listed] == [[], [], []]
+    photo = await add_photo(client, f"{url}/{runs[1]['id']}", world.member.headers, png())
+    with QueryCounter() as with_one:
+        listed = (await client.get(url, headers=world.member.headers)).json()
+    assert with_one.count == without.count + 1
+    by_id = {run["id"]: run["photos"] for run in listed}
+    assert [p["id"] for p in by_id[runs[1]["id"]]] == [photo["id"]]
+    assert by_id[runs[0]["id"]] == by_id[runs[2]["id"]] == []
+    single = (await client.get(f"{url}/{runs[1]['id']}", headers=world.member.headers)).json()
+    assert single["photos"] == by_id[runs[1]["id"]]

@@ -15,7 +15,7 @@ from plumbline.events.readers import reader
 from plumbline.kit import clock, money
 from plumbline.models import Project, Proposal, Workspace
 from plumbline.proposal.document import letter
-from plumbline.proposal.status import ProposalStatus, shown
+from plumbline.proposal.status import LIVE, ProposalStatus, shown
 from plumbline.records.fields import Fields
 from plumbline.records.repository import rows_by_id
 
@@ -67,9 +67,15 @@ class ProposalRead(BaseModel):
     updatedAt: datetime
 
 
+MONEY = ("subtotal", "workAmount", "taxAmount", "discount", "total")
+PERCENT = ("workPricePercent", "taxPercent")
 # The response, in order: every field is the column of the same name in snake case. The amounts
-# are formatted by ``to_read`` (Decimal -> "0.00").
-FIELDS = Fields(Proposal.__table__, {name: to_snake(name) for name in ProposalRead.model_fields})
+# are selected as their text and formatted by ``to_read`` ("0.00").
+FIELDS = Fields(
+    Proposal.__table__,
+    {name: to_snake(name) for name in ProposalRead.model_fields},
+    as_text=tuple(to_snake(name) for name in (*MONEY, *PERCENT)),
+)
 
 # What the client sees: the offer and its answer; no ids, creators or timestamps of ours.
 OURS = ("id", "projectId", "materialId", "createdBy", "createdAt", "updatedAt")
@@ -102,8 +108,6 @@ PortalProposal = create_model(
 CLIENT_FIELDS = tuple(name for name in PortalProposal.model_fields if name in FIELDS.names)
 ITEM_FIELDS = tuple(PortalItem.model_fields)
 
-MONEY = ("subtotal", "workAmount", "taxAmount", "discount", "total")
-PERCENT = ("workPricePercent", "taxPercent")
 FOUR = Decimal("0.0001")
 
 
@@ -114,20 +118,44 @@ def number_text(value: Decimal) -> str:
     return f"{whole}.{fraction.ljust(2, '0')}"
 
 
-def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]:
-    """The contractor's read of a proposal (selected columns or ``FIELDS.of(entity)``)."""
-    body = FIELDS.read(values)
-    body["status"] = shown(body["status"], body["validUntil"], now or str(clock.iso(clock.now())))
+def percent_text(value: Decimal | str) -> str:
+    """``number_text`` of a percentage, from a ``Decimal`` or a percent column's text:
+    PostgreSQL's has its four places (``8.2500`` -> ``8.25``), SQLite's (a REAL's) may not."""
+    if type(value) is str and value[-5:-4] == ".":
+        text = value.rstrip("0")
+        return text + "00" if text[-1] == "." else text + "0" if text[-2] == "." else text
+    return number_text(Decimal(value))
+
+
+def _shown(body: dict[str, Any], now: str | None) -> dict[str, Any]:
+    """The status as shown at ``now`` and the amounts as text, from the columns' values
+    (``Decimal``s, or their text: PostgreSQL's money text has its two places already)."""
+    if body["status"] in LIVE:
+        body["status"] = shown(
+            body["status"], body["validUntil"], now or str(clock.iso(clock.now()))
+        )
     for name in MONEY:
-        body[name] = money.text(Decimal(body[name]))
+        value = body[name]
+        if type(value) is not str or value[-3:-2] != ".":
+            body[name] = money.text(Decimal(value))
     for name in PERCENT:
-        body[name] = number_text(Decimal(body[name]))
+        body[name] = percent_text(body[name])
     return body
+
+
+def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]:
+    """The contractor's read of a proposal (``FIELDS.of(entity)`` or a row's mapping)."""
+    return _shown(FIELDS.read(values), now)
+
+
+def row_read(row: Sequence[Any], now: str | None = None) -> dict[str, Any]:
+    """``to_read`` of a row of ``FIELDS.columns`` (the list's, the events')."""
+    return _shown(FIELDS.row(row), now)
 
 
 @reader("proposal")
 async def proposals_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    return {row.id: to_read(row._mapping) for row in await rows_by_id(db, FIELDS, ids)}
+    return {row.id: row_read(row) for row in await rows_by_id(db, FIELDS, ids)}
 
 
 def status_now(proposal: Proposal) -> str:

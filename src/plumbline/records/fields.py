@@ -29,10 +29,16 @@ def json(value: Any) -> Any:
 
 class Fields:
     def __init__(
-        self, table: Any, names: Mapping[str, str | None], *, json_text: bool = True
+        self,
+        table: Any,
+        names: Mapping[str, str | None],
+        *,
+        json_text: bool = True,
+        as_text: Sequence[str] = (),
     ) -> None:
         """``json_text``: select JSON columns as their text (for a module that does not read
-        them), so a 1,000-row page's JSON is neither parsed nor re-encoded."""
+        them), so a 1,000-row page's JSON is neither parsed nor re-encoded. ``as_text``: columns
+        selected as their text, which the module formats (decimals: no ``Decimal`` per value)."""
         self.table = table
         self.names = dict(names)
         self.keys = tuple(column for column in names.values() if column is not None)
@@ -47,6 +53,8 @@ class Fields:
                 column = type_coerce(column, DateTime(timezone=True)).label(key)
             elif isinstance(column.type, Date):
                 formats[key] = day
+            elif key in as_text:
+                column = cast(column, Text).label(key)
             elif isinstance(column.type, JSON) and json_text:
                 formats[key] = json
                 column = cast(column, Text).label(key)

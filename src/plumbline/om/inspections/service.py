@@ -23,13 +23,13 @@ from plumbline.om.inspections.repository import PHOTO_ENTITY, RUN_FIELDS
 from plumbline.om.inspections.schemas import Result, RunCreate, RunUpdate
 from plumbline.records import add_record, references, soft_delete
 from plumbline.records.references import ASSET, INSPECTION_TEMPLATE
-from plumbline.records.repository import rows_by_id
 from plumbline.records.uploads import RecordFiles, Uploads
 from plumbline.records.visibility import Visibility
 
 ENTITY = "inspection_run"
 PHOTOS = Uploads(PHOTO_ENTITY, max_bytes=15 * 1024 * 1024, max_count=60)
 REPORT_PHOTOS = 24
+NO_PHOTOS: tuple[()] = ()
 AUDITED = ("assetId", "assigneeId", "results", "signedBy")
 # The outcomes each item type takes (NA everywhere: "not applicable" answers any item).
 OUTCOMES = {
@@ -54,10 +54,17 @@ async def with_photos(db: AsyncSession, runs: list[dict[str, Any]]) -> list[dict
     return runs
 
 
+async def as_read(db: AsyncSession, rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """Rows of ``RUN_FIELDS.columns`` then ``has_photos`` as the API answers them: the photo
+    query only for the runs that have photos (none for a page without any)."""
+    photos = await PHOTOS.of(db, [row[0] for row in rows if row[-1]])
+    # One shared empty tuple (orjson writes []) rather than a new list per row.
+    return [RUN_FIELDS.row(row, photos=photos.get(row[0], NO_PHOTOS)) for row in rows]
+
+
 @reader("inspection_run")
 async def runs_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    runs = [RUN_FIELDS.row(row) for row in await rows_by_id(db, RUN_FIELDS, ids)]
-    return {run["id"]: run for run in await with_photos(db, runs)}
+    return {run["id"]: run for run in await as_read(db, await repo.rows_by_id(db, ids))}
 
 
 class RunService:
@@ -85,14 +92,14 @@ class RunService:
         asset_id: str | None = None,
         status: str | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        """The runs the caller sees, newest first; one query for the rows, one for their
-        photos."""
+        """The runs the caller sees, newest first; one query for the rows and, when some of
+        them have photos, one for those photos."""
         rows, headers = page.finish(
             await repo.list_runs(
                 db, visibility(ctx), page, template_id=template_id, asset_id=asset_id, status=status
             )
         )
-        return await with_photos(db, [RUN_FIELDS.row(row) for row in rows]), headers
+        return await as_read(db, rows), headers
 
     async def get_run(self, db: AsyncSession, ctx: ProjectContext, run_id: str) -> dict[str, Any]:
         """One run the caller sees (404 otherwise)."""

@@ -14,38 +14,42 @@ from plumbline.proposal.drafts.schemas import ProposalFilters
 from plumbline.proposal.read import FIELDS
 from plumbline.records.visibility import Visibility
 
+# Table columns, not the ORM class's: a statement naming no entity runs on Core's execution path
+# (the ORM's adds a per-row step to a 1,000-row page).
+P = Proposal.__table__.c
+
 
 def awaiting(now: datetime) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
     """SENT and VIEWED proposals still open at ``now``, and those whose ``validUntil`` has
     passed, which every read shows as EXPIRED (``status.shown``)."""
-    sent = Proposal.status.in_(status.LIVE)
-    return sent & (Proposal.valid_until > now), sent & (Proposal.valid_until <= now)
+    sent = P.status.in_(status.LIVE)
+    return sent & (P.valid_until > now), sent & (P.valid_until <= now)
 
 
 def shown_status_in(statuses: Sequence[str], now: datetime) -> ColumnElement[bool]:
     """The proposals whose status as shown at ``now`` is one of ``statuses``."""
     live, lapsed = awaiting(now)
     stored = [s for s in statuses if s not in status.LIVE]
-    shown: list[ColumnElement[bool]] = [Proposal.status.in_(stored)]
-    shown += [live & (Proposal.status == s) for s in status.LIVE if s in statuses]
+    shown: list[ColumnElement[bool]] = [P.status.in_(stored)]
+    shown += [live & (P.status == s) for s in status.LIVE if s in statuses]
     if status.EXPIRED in statuses:
         shown.append(lapsed)
     return or_(*shown)
 
 
 def filtered(vis: Visibility, filters: ProposalFilters, now: datetime) -> list[ColumnElement[bool]]:
-    conditions = vis.where(Proposal)
+    conditions = vis.where(P)
     if filters.status:
         conditions.append(shown_status_in(filters.status, now))
     if filters.client_email:
-        conditions.append(func.lower(Proposal.client_email) == filters.client_email.lower())
+        conditions.append(func.lower(P.client_email) == filters.client_email.lower())
     if filters.q:
         searched = (
-            Proposal.title,
-            Proposal.reference,
-            Proposal.client_name,
-            Proposal.client_company,
-            Proposal.client_email,
+            P.title,
+            P.reference,
+            P.client_name,
+            P.client_company,
+            P.client_email,
         )
         conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
     return conditions
@@ -55,12 +59,12 @@ async def list_rows(
     db: AsyncSession, vis: Visibility, filters: ProposalFilters, page: PageParams, now: datetime
 ) -> Sequence[Row[Any]]:
     query = select(*FIELDS.columns).where(*filtered(vis, filters, now))
-    return (await db.execute(page.apply(query, Proposal.id))).all()
+    return (await db.execute(page.apply(query, P.id))).all()
 
 
 async def signature(db: AsyncSession, proposal_id: str) -> bytes | None:
     """The client's signature (PNG) once accepted, for the PDF."""
-    query = select(Proposal.signature_png).where(Proposal.id == proposal_id)
+    query = select(P.signature_png).where(P.id == proposal_id)
     return (await db.execute(query)).scalar_one_or_none()
 
 
@@ -71,7 +75,7 @@ def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
 def _cents(condition: ColumnElement[bool]) -> ColumnElement[int]:
     """The exact sum in cents of the totals matching ``condition`` (integers sum exactly on
     every backend, where SQLite's NUMERIC columns hold floats)."""
-    cents = cast(func.round(Proposal.total * 100), BigInteger)
+    cents = cast(func.round(P.total * 100), BigInteger)
     return func.coalesce(func.sum(case((condition, cents), else_=0)), 0)
 
 
@@ -84,13 +88,13 @@ def _days(dialect: str, end: Any, start: Any) -> ColumnElement[Any]:
 async def summary(db: AsyncSession, vis: Visibility, now: datetime) -> Any:
     """Every figure of the analytics summary in one aggregate query."""
     dialect = db.get_bind().dialect.name
-    column = Proposal.status
+    column = P.status
     live, lapsed = awaiting(now)
     decided_at = case(
-        (column == status.ACCEPTED, Proposal.accepted_at),
-        (column == status.DECLINED, Proposal.declined_at),
+        (column == status.ACCEPTED, P.accepted_at),
+        (column == status.DECLINED, P.declined_at),
     )
-    decided = column.in_(status.ANSWERED) & Proposal.sent_at.is_not(None)
+    decided = column.in_(status.ANSWERED) & P.sent_at.is_not(None)
     query = select(
         func.count().label("total"),
         _count(column == status.DRAFT).label("draft"),
@@ -103,7 +107,7 @@ async def summary(db: AsyncSession, vis: Visibility, now: datetime) -> Any:
         _cents(live | (column == status.CHANGES_REQUESTED)).label("pipeline_cents"),
         _cents(column == status.ACCEPTED).label("accepted_cents"),
         func.avg(
-            case((decided & decided_at.is_not(None), _days(dialect, decided_at, Proposal.sent_at)))
+            case((decided & decided_at.is_not(None), _days(dialect, decided_at, P.sent_at)))
         ).label("average_days"),
-    ).where(*vis.where(Proposal))
+    ).where(*vis.where(P))
     return (await db.execute(query)).one()

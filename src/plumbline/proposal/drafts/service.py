@@ -28,7 +28,7 @@ from plumbline.proposal.drafts import repository as repo
 from plumbline.proposal.drafts.pricing import AUDITED, COLUMNS, PRICED, apply
 from plumbline.proposal.drafts.schemas import ProposalCreate, ProposalFilters, ProposalUpdate
 from plumbline.proposal.errors import ProposalNotEditable, ProposalsInternal
-from plumbline.proposal.read import ENTITY, FIELDS, to_read
+from plumbline.proposal.read import ENTITY, FIELDS, row_read, to_read
 from plumbline.proposal.status import DRAFT, EDITABLE
 from plumbline.proposal.templates import repository as template_repo
 from plumbline.records import add_record, soft_delete
@@ -64,7 +64,7 @@ class ProposalService:
         vis = visibility(ctx).collection(ProposalsInternal)
         found, headers = page.finish(await repo.list_rows(db, vis, filters, page, clock.now()))
         now = str(clock.iso(clock.now()))
-        return [to_read(row._mapping, now) for row in found], headers
+        return [row_read(row, now) for row in found], headers
 
     async def summary(self, db: AsyncSession, ctx: ProjectContext) -> dict[str, Any]:
         """The analytics figures of the project's proposals (one aggregate query)."""
