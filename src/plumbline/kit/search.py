@@ -62,6 +62,8 @@ def matches(q: str, *columns: Any) -> ColumnElement[bool]:
     return _Match(
         searched,
         bindparam(None, f"%{escaped}%", String()),
+        # PostgreSQL: in the statement's text, so that every plan knows how many rows q finds
+        bindparam(None, f"%{escaped}%", String(), literal_execute=True),
         bindparam(None, phrase, String()),
         len(q) < MIN_INDEXED,
     )
@@ -76,13 +78,17 @@ class _Match(ColumnElement[bool]):
     _traverse_internals = [
         ("columns", InternalTraversal.dp_clauseelement_tuple),
         ("pattern", InternalTraversal.dp_clauseelement),
+        ("inline", InternalTraversal.dp_clauseelement),
         ("phrase", InternalTraversal.dp_clauseelement),
         ("short", InternalTraversal.dp_boolean),
     ]
 
-    def __init__(self, columns: tuple[Any, ...], pattern: Any, phrase: Any, short: bool) -> None:
+    def __init__(
+        self, columns: tuple[Any, ...], pattern: Any, inline: Any, phrase: Any, short: bool
+    ) -> None:
         self.columns = columns
         self.pattern = pattern  # '%q%' with \ escaping % _ and itself
+        self.inline = inline  # the same, rendered as a literal when the statement runs
         self.phrase = phrase  # {columns} : "q", with " doubled
         self.short = short
 
@@ -92,12 +98,15 @@ class _Match(ColumnElement[bool]):
 
 @compiles(_Match)
 def _compile_default(element: _Match, compiler: SQLCompiler, **kw: Any) -> str:
-    """PostgreSQL (and any other database): ILIKE, which the trigram indexes serve."""
+    """PostgreSQL (and any other database): ILIKE, which the trigram indexes serve. The pattern
+    is a literal: a plan made for a parameter (asyncpg prepares every statement, and after five
+    runs PostgreSQL may keep a generic plan) cannot tell a rare word from one in every row."""
+    pattern = element.inline
     if element.short:
         # lower() LIKE lower() is what ILIKE does, in a shape the indexes do not serve.
-        like = (func.lower(c).like(func.lower(element.pattern)) for c in element.columns)
+        like = (func.lower(c).like(func.lower(pattern)) for c in element.columns)
         return f"({compiler.process(or_(*like), **kw)})"
-    return f"({compiler.process(or_(*(c.ilike(element.pattern) for c in element.columns)), **kw)})"
+    return f"({compiler.process(or_(*(c.ilike(pattern) for c in element.columns)), **kw)})"
 
 
 @compiles(_Match, "sqlite")
