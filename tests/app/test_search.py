@@ -60,6 +60,7 @@ CASES = [
     ("leak*", ""),  # no FTS5 prefix query
     ("{title} : leak", ""),  # no FTS5 column filter
     ("zzz", ""),
+    ("le\x00", ""),  # NUL, which no text holds
 ]
 
 
