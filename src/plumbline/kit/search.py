@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Boolean, ColumnElement, Index, String, Table, bindparam, false, func, or_
+from sqlalchemy import Boolean, ColumnElement, Index, String, Table, bindparam, func, or_
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.visitors import InternalTraversal
@@ -55,8 +55,6 @@ def matches(q: str, *columns: Any) -> ColumnElement[bool]:
     searched = tuple(c.expression for c in columns)
     if len({c.table for c in searched}) != 1:
         raise ValueError("search.matches: the columns of one table")
-    if "\x00" in q:
-        return false()  # no text holds NUL (PostgreSQL refuses it): found nowhere, not a 500
     escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     # FTS5: the columns, then q as one phrase (a " inside doubled): no FTS5 syntax in q.
     names = " ".join(c.name for c in searched)
