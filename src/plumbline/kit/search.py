@@ -3,15 +3,15 @@
 One condition for every list, ``search.matches(q, T.title, T.description)``, written in SQL
 by the database that runs it (docs/decisions.md, "Search"):
 - **PostgreSQL**: ``title ILIKE '%q%' OR description ILIKE '%q%'``, each column with its
-  trigram GIN index (``pg_trgm``, declared by the model with ``search.indexes``);
+  trigram GIN index (``pg_trgm``, declared by the model with ``search.indexes``); the pattern
+  is a literal in the statement, so every plan, custom or generic, knows how many rows it finds;
 - **SQLite**: ``issues.rowid IN (SELECT rowid FROM issues_search WHERE issues_search MATCH
   '{title description} : "q"')``, an FTS5 table with the trigram tokenizer whose rows point at
   the table's rows (external content), kept in step by triggers (``search.fts_statements``).
 
 A trigram index cannot serve fewer than three characters: such a ``q`` is a plain scan of the
-project's rows, ``lower(title) LIKE '%q%'`` (a statement of its own on PostgreSQL, so a plan
-prepared for a long ``q`` never serves a short one). ``%``, ``_``, ``\\`` and ``"`` are
-literal everywhere.
+project's rows, ``lower(title) LIKE '%q%'``, a shape no trigram index serves (a GIN index is
+never read whole). ``%``, ``_``, ``\\`` and ``"`` are literal everywhere.
 """
 
 from __future__ import annotations
