@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from plumbline.config import settings
-from plumbline.kit import clock, encoding
+from plumbline.kit import clock, encoding, search
 from plumbline.kit.ids import new_id
 
 NAMING_CONVENTION = {
@@ -125,6 +125,7 @@ def _make_engine(url: str) -> AsyncEngine:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.close()
+            search.sqlite_functions(dbapi_conn)
 
         _sqlite_immediate_transactions(engine)
         return engine

@@ -6,6 +6,7 @@ from alembic.script import ScriptDirectory
 
 import plumbline.models  # noqa: F401 - every table on the metadata
 from plumbline.db import Base, database
+from plumbline.kit import search
 from plumbline.migrate import alembic_config
 
 
@@ -16,6 +17,11 @@ def test_one_head() -> None:
 async def test_models_and_migrations_agree() -> None:
     async with database.engine.connect() as conn:
         differences = await conn.run_sync(
-            lambda sync: compare_metadata(MigrationContext.configure(sync), Base.metadata)
+            lambda sync: compare_metadata(
+                MigrationContext.configure(
+                    sync, opts={"include_object": search.schema_filter(sync.dialect.name)}
+                ),
+                Base.metadata,
+            )
         )
     assert differences == []

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, or_, select
+from sqlalchemy import Row, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.field_report.schemas import ReportFilters
+from plumbline.kit import search
 from plumbline.kit.pagination import PageParams
 from plumbline.models import FieldReport
 from plumbline.records.fields import Fields
@@ -61,7 +62,7 @@ async def list_rows(
     if filters.date_to:
         query = query.where(FieldReport.report_date <= filters.date_to)
     if filters.q:
-        query = query.where(or_(*(c.icontains(filters.q, autoescape=True) for c in SEARCHED)))
+        query = query.where(search.matches(filters.q, *SEARCHED))
     return (await db.execute(page.apply(query, FieldReport.id))).all()
 
 

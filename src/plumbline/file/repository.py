@@ -11,6 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect
 from plumbline.file.schemas import FolderRead
+from plumbline.file.types import folded
+from plumbline.kit import search
 from plumbline.kit.pagination import PageParams
 from plumbline.models import File, FileVersion, Folder
 
@@ -160,7 +162,7 @@ async def list_files(
     elif folder_id is not None:
         query = query.where(File.folder_id == folder_id)
     if q:
-        query = query.where(File.normalized_name.contains(q.lower(), autoescape=True))
+        query = query.where(search.matches(folded(q), File.normalized_name))
     return (await db.execute(page.apply(query, File.id))).all()
 
 

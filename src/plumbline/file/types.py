@@ -145,7 +145,12 @@ def clean_name(file_name: str) -> str:
 
 
 def normalize(file_name: str) -> str:
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", file_name)).strip().casefold()[:255]
+    return _SPACES.sub(" ", folded(file_name)).strip()[:255]
+
+
+def folded(text: str) -> str:
+    """``text`` as names are compared (a name's search matches its normalized name)."""
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def near_key(file_name: str) -> str:

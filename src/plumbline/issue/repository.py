@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit import repository as audit_repo
 from plumbline.issue.filters import IssueFilters
+from plumbline.kit import search
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import (
@@ -101,8 +102,7 @@ def filtered(vis: Visibility, filters: IssueFilters) -> list[ColumnElement[bool]
     if filters.updated_since is not None:
         conditions.append(T.updated_at >= filters.updated_since)
     if filters.q:
-        searched = (T.title, T.description)
-        conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
+        conditions.append(search.matches(filters.q, T.title, T.description))
     return conditions
 
 

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic.alias_generators import to_snake
-from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect, Rows
+from plumbline.kit import search
 from plumbline.kit.pagination import PageParams
 from plumbline.material.schemas import MaterialFilters, MaterialRead
 from plumbline.models import Material
@@ -23,7 +24,7 @@ SEARCHED = (Material.name, Material.sku, Material.supplier)
 def filtered(workspace_id: str, filters: MaterialFilters) -> AnySelect:
     query = select(*FIELDS.columns).where(Material.workspace_id == workspace_id)
     if filters.q:
-        query = query.where(or_(*(c.icontains(filters.q, autoescape=True) for c in SEARCHED)))
+        query = query.where(search.matches(filters.q, *SEARCHED))
     if filters.category:
         query = query.where(Material.category == filters.category)
     if filters.external_id is not None:

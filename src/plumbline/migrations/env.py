@@ -6,6 +6,7 @@ from alembic import context
 
 import plumbline.models  # noqa: F401 - registers every table on the metadata
 from plumbline.db import Base
+from plumbline.kit import search
 
 connection = context.config.attributes["connection"]
 applied: list[str] = context.config.attributes.setdefault("applied", [])
@@ -22,6 +23,7 @@ context.configure(
     target_metadata=Base.metadata,
     render_as_batch=connection.dialect.name == "sqlite",
     compare_type=True,
+    include_object=search.schema_filter(connection.dialect.name),
     on_version_apply=_applied,
 )
 with context.begin_transaction():

@@ -7,6 +7,7 @@ from sqlalchemy import Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, JSONType, ProjectRecordMixin, TimestampMixin
+from plumbline.kit import search
 
 
 class FieldReport(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
@@ -17,6 +18,9 @@ class FieldReport(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
         Index("ix_field_reports_project_id_id", "project_id", "id"),
         Index("ix_field_reports_project_date", "project_id", "report_date"),
         Index("ix_field_reports_project_updated_id", "project_id", "updated_at", "id"),
+        *search.indexes(
+            "field_reports", "title", "work_performed", "delays", "safety_notes", "notes"
+        ),
     )
 
     title: Mapped[str] = mapped_column(String(500))

@@ -7,6 +7,7 @@ from sqlalchemy import BigInteger, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
+from plumbline.kit import search
 
 
 class Folder(IdMixin, TimestampMixin, Base):
@@ -29,6 +30,7 @@ class File(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     __table_args__ = (
         Index("ix_files_project_folder_name", "project_id", "folder_id", "normalized_name"),
         Index("ix_files_project_updated_id", "project_id", "updated_at", "id"),
+        *search.indexes("files", "normalized_name"),
     )
 
     folder_id: Mapped[str | None] = mapped_column(

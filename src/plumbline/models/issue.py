@@ -7,6 +7,7 @@ from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
+from plumbline.kit import search
 
 LIVE_EXTERNAL = text("deleted_at IS NULL AND external_id IS NOT NULL")
 
@@ -23,6 +24,7 @@ class Issue(IdMixin, ProjectRecordMixin, Base):
         Index("ix_issues_project_updated_id", "project_id", "updated_at", "id"),
         Index("ix_issues_project_kind", "project_id", "issue_kind"),
         Index("ix_issues_maintenance_schedule", "maintenance_schedule_id"),
+        *search.indexes("issues", "title", "description"),
         # the caller's key, unique among the project's live issues that have one
         Index(
             "uq_issues_project_external_id_live",

@@ -6,6 +6,7 @@ from sqlalchemy import ForeignKey, Index, Numeric, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, TimestampMixin
+from plumbline.kit import search
 
 
 class Material(IdMixin, TimestampMixin, Base):
@@ -17,6 +18,7 @@ class Material(IdMixin, TimestampMixin, Base):
         UniqueConstraint("workspace_id", "external_id"),  # the caller's key, when it has one
         Index("ix_materials_workspace_id_id", "workspace_id", "id"),
         Index("ix_materials_workspace_updated_id", "workspace_id", "updated_at", "id"),
+        *search.indexes("materials", "name", "sku", "supplier"),
     )
 
     workspace_id: Mapped[str] = mapped_column(

@@ -11,6 +11,7 @@ from sqlalchemy import ForeignKey, Index, Numeric, String, Text, UniqueConstrain
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
+from plumbline.kit import search
 
 # Meter values: up to 14 integer digits and 4 decimals (hour meters, kWh, litres, degrees).
 MeterValue = Numeric(18, 4)
@@ -26,6 +27,7 @@ class Asset(IdMixin, ProjectRecordMixin, Base):
     __table_args__ = (
         Index("ix_assets_project_id_id", "project_id", "id"),
         Index("ix_assets_project_updated_id", "project_id", "updated_at", "id"),
+        *search.indexes("assets", "tag", "name", "serial_number", "model", "manufacturer"),
         # tag unique per project among live assets (a deleted asset's tag may be reused)
         Index(
             "uq_assets_project_tag_live",

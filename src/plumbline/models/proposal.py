@@ -8,6 +8,7 @@ from sqlalchemy import Index, LargeBinary, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
+from plumbline.kit import search
 
 # Money: 12 integer digits and cents; percentages: 0-100 with up to 4 decimals.
 Money = Numeric(14, 2)
@@ -21,6 +22,9 @@ class Proposal(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     __table_args__ = (
         Index("ix_proposals_project_id_id", "project_id", "id"),
         Index("ix_proposals_project_updated_id", "project_id", "updated_at", "id"),
+        *search.indexes(
+            "proposals", "title", "reference", "client_name", "client_company", "client_email"
+        ),
     )
 
     reference: Mapped[str] = mapped_column(String(32))

@@ -7,6 +7,7 @@ from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
+from plumbline.kit import search
 
 
 class PunchItem(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
@@ -17,6 +18,7 @@ class PunchItem(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
         UniqueConstraint("project_id", "punch_number"),
         Index("ix_punch_items_project_id_id", "project_id", "id"),
         Index("ix_punch_items_project_updated_id", "project_id", "updated_at", "id"),
+        *search.indexes("punch_items", "title", "notes", "location"),
     )
 
     punch_number: Mapped[int]

@@ -7,6 +7,7 @@ from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
+from plumbline.kit import search
 
 
 class Rfi(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
@@ -20,6 +21,7 @@ class Rfi(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
         UniqueConstraint("project_id", "rfi_number"),
         Index("ix_rfis_project_id", "project_id", "id"),
         Index("ix_rfis_project_updated_id", "project_id", "updated_at", "id"),
+        *search.indexes("rfis", "title", "question"),
     )
 
     rfi_number: Mapped[int]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, or_, select
+from sqlalchemy import Row, Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.kit import search
 from plumbline.models import PunchItem, PunchItemAssignee, User
 from plumbline.punch.schemas import PunchFilters
 from plumbline.records.fields import Fields
@@ -60,8 +61,9 @@ def filtered(vis: Visibility, filters: PunchFilters) -> Select[Any]:
     if filters.updated_since:
         query = query.where(PunchItem.updated_at >= filters.updated_since)
     if filters.q:
-        searched = (PunchItem.title, PunchItem.notes, PunchItem.location)
-        query = query.where(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
+        query = query.where(
+            search.matches(filters.q, PunchItem.title, PunchItem.notes, PunchItem.location)
+        )
     return query
 
 

@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect, Rows
+from plumbline.kit import search
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Rfi, RfiAssignee, RfiMessage, User
 from plumbline.records.fields import Fields
@@ -68,8 +69,7 @@ class RfiFilters:
             where.append(ASSIGNEES.has(self.assignee_id))
         if self.q:
             text = self.q.strip()
-            searched = (Rfi.title, Rfi.question)
-            match = or_(*(c.icontains(text, autoescape=True) for c in searched))
+            match = search.matches(text, Rfi.title, Rfi.question)
             if text.isdecimal() and len(text) < 10:
                 match = or_(match, Rfi.rfi_number == int(text))
             where.append(match)

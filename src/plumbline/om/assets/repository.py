@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic.alias_generators import to_snake
-from sqlalchemy import ColumnElement, Row, and_, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.kit import search
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Asset, Issue, MaintenanceSchedule, MeterReading
 from plumbline.om.assets.schemas import AssetFilters, AssetRead, ReadingRead
@@ -39,7 +40,7 @@ def filtered(project_id: str, filters: AssetFilters) -> list[ColumnElement[bool]
         conditions.append(A.external_id == filters.external_id)
     if filters.q:
         searched = (A.tag, A.name, A.serial_number, A.model, A.manufacturer)
-        conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
+        conditions.append(search.matches(filters.q, *searched))
     return conditions
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import BigInteger, ColumnElement, Row, case, cast, extract, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.kit import search
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Proposal
 from plumbline.proposal import status
@@ -51,7 +52,7 @@ def filtered(vis: Visibility, filters: ProposalFilters, now: datetime) -> list[C
             P.client_company,
             P.client_email,
         )
-        conditions.append(or_(*(c.icontains(filters.q, autoescape=True) for c in searched)))
+        conditions.append(search.matches(filters.q, *searched))
     return conditions
 
 
