@@ -47,7 +47,8 @@ async def test_a_request_in_flight_when_the_server_is_stopped_finishes(
     assert target.status_code == 200, target.text
     path = httpx.URL(target.json()["uploadUrl"]).raw_path.decode()
     with LiveServer(serve=True) as server:
-        assert server.process is not None
+        process = server.process
+        assert process is not None
         sent_half = asyncio.Event()
         stopped = asyncio.Event()
 
@@ -62,7 +63,7 @@ async def test_a_request_in_flight_when_the_server_is_stopped_finishes(
             async with asyncio.timeout(WAIT):  # the server has read the headers and half
                 while receive_queues(server.port) != [0]:
                     await asyncio.sleep(0.05)
-            server.process.send_signal(signal.SIGTERM)
+            process.send_signal(signal.SIGTERM)
             stopped.set()
 
         async with httpx.AsyncClient(base_url=server.url, timeout=WAIT) as live:
@@ -71,7 +72,7 @@ async def test_a_request_in_flight_when_the_server_is_stopped_finishes(
                 stop_midway(),
             )
         assert put.status_code == 200, put.text
-        assert server.process.wait(timeout=WAIT) == 0
+        assert process.wait(timeout=WAIT) == 0
         # A new connection finds no server.
         try:
             httpx.get(f"{server.url}/api/v1/health", timeout=5)

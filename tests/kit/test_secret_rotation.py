@@ -26,7 +26,7 @@ def use_keys(monkeypatch: pytest.MonkeyPatch, key: bytes, *previous: bytes) -> N
 
 def test_the_setting_lists_the_previous_keys() -> None:
     assert Settings(secret_key_previous=None).previous_secrets == ()
-    rotated = Settings(secret_key_previous=" older , oldest,")  # type: ignore[arg-type]
+    rotated = Settings(secret_key_previous=" older , oldest,")
     assert rotated.previous_secrets == (b"older", b"oldest")
 
 
