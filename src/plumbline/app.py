@@ -20,7 +20,7 @@ from plumbline.drawing_ai import sandbox
 from plumbline.errors import ErrorAnswer, install_error_handlers
 from plumbline.home.endpoints import ASSETS, assets
 from plumbline.jobs.runner import work
-from plumbline.kit import pubsub
+from plumbline.kit import pubsub, stopping
 from plumbline.kit.logging import configure_logging
 from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from plumbline.kit.responses import ORJSONResponse
@@ -65,7 +65,8 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
     # In the embedded default the server runs the jobs whose (re)try time has come itself
     # (webhook retries, e-mails refused for now): nothing waits for a cron or a worker.
     due = asyncio.create_task(work(stop)) if settings.jobs == "inline" else None
-    yield
+    with stopping.noticed(asyncio.get_running_loop()):  # SSE streams end when asked to stop
+        yield
     stop.set()
     for loop in (daily, due):
         if loop is not None:

@@ -18,6 +18,7 @@ from plumbline.kit import clock, crypto
 
 if TYPE_CHECKING:
     from plumbline.demo.seed import DemoAccount, DemoProject
+    from plumbline.migrate import Upgraded
 
 T = TypeVar("T")
 
@@ -86,12 +87,22 @@ def serve(
 
 
 @db_app.command("upgrade")
-def db_upgrade(revision: str = "heads") -> None:
+def db_upgrade(
+    revision: str = "heads",
+    wait: float = typer.Option(
+        0, min=0, help="Seconds to wait for the database to accept connections (containers)"
+    ),
+) -> None:
     """Apply the migrations shipped in the package; say which."""
-    from plumbline.migrate import upgrade
+    from plumbline.migrate import upgrade, wait_for_database
 
     settings.var_dir.mkdir(parents=True, exist_ok=True)
-    done = asyncio.run(_disposing(upgrade(revision)))
+
+    async def run() -> Upgraded:
+        await wait_for_database(wait)
+        return await upgrade(revision)
+
+    done = asyncio.run(_disposing(run()))
     if not done.applied:
         console.print(f"Database is up to date (at {', '.join(done.heads) or 'no revision'}).")
         return

@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(10, ge=1, le=1000)
     public_url: str = Field(default_factory=_served_url)
     secret_key: SecretStr | None = None
+    # Keys replaced by secret_key, comma-separated: what they signed or encrypted is still
+    # accepted (sessions, signed links, stored tokens) while everything new uses secret_key.
+    secret_key_previous: SecretStr | None = None
     trusted_origins: str = ""
     # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (kit/client_address.py);
     # empty: none, every connection's peer is its client.
@@ -194,6 +197,15 @@ class Settings(BaseSettings):
             path.write_text(secrets.token_urlsafe(48))
             path.chmod(0o600)
         return path.read_text().strip().encode()
+
+    @property
+    def previous_secrets(self) -> tuple[bytes, ...]:
+        """``PLUMBLINE_SECRET_KEY_PREVIOUS``: the keys still accepted for verifying and
+        decrypting, newest first as listed."""
+        if self.secret_key_previous is None:
+            return ()
+        keys = self.secret_key_previous.get_secret_value().split(",")
+        return tuple(key.strip().encode() for key in keys if key.strip())
 
     @property
     def proxy_networks(self) -> tuple[ProxyNetwork, ...]:

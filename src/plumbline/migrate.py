@@ -1,15 +1,20 @@
 """Schema migrations shipped in the package: ``plumbline db upgrade`` works from anywhere."""
 
+import asyncio
+import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from plumbline.db import database
 
+log = logging.getLogger("plumbline.migrate")
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -39,6 +44,22 @@ async def upgrade(revision: str = "heads") -> Upgraded:
 
     async with database.engine.begin() as conn:
         return await conn.run_sync(run)
+
+
+async def wait_for_database(seconds: float) -> None:
+    """Return once the database accepts a connection, trying for up to ``seconds`` (a migration
+    started with its database, in a container); the last error after that."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            async with database.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+            return
+        except Exception as exc:
+            if time.monotonic() >= deadline:
+                raise
+            log.info("waiting for the database", extra={"error": str(exc)[:200]})
+            await asyncio.sleep(1)
 
 
 async def autogenerate(message: str) -> None:

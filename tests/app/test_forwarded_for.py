@@ -95,3 +95,35 @@ async def test_a_forged_leftmost_entry_is_not_believed(client, behind_proxy):
     # Through two proxies on loopback: still the address the first one saw.
     chained = await submissions(client, behind_proxy, ["10.9.0.1, 203.0.113.8, 127.0.0.1"])
     assert await audited_ip(chained[0]) == "203.0.113.8"
+
+
+async def test_the_standard_forwarded_header_counts_only_from_a_trusted_proxy(
+    client, behind_proxy, untrusting
+):
+    forged = [f'for="10.8.{n}.1"' for n in range(TRIES)]
+    async with httpx.AsyncClient(base_url=untrusting.url, timeout=60) as live:
+        link = await make_link(client, await ops_world())
+        statuses = []
+        for value in forged:
+            answer = await live.post(
+                portal(link["token"], "/submit"),
+                json=request_body(f"r-{new_id()}@example.com"),
+                headers={"Forwarded": value},
+            )
+            statuses.append(answer.status_code)
+            if answer.status_code != 200:
+                break
+    assert statuses[-1] == 429, statuses  # a forged header from an untrusted peer: one client
+
+    async with httpx.AsyncClient(base_url=behind_proxy.url, timeout=60) as live:
+        link = await make_link(client, await ops_world())
+        first = None
+        for n in range(TRIES):
+            answer = await live.post(
+                portal(link["token"], "/submit"),
+                json=request_body(f"r-{new_id()}@example.com"),
+                headers={"Forwarded": f'for=10.7.0.1, for="198.51.100.{n}:4711";proto=https'},
+            )
+            assert answer.status_code == 200, (n, answer.text)
+            first = first or answer
+    assert first is not None and await audited_ip(first) == "198.51.100.0"

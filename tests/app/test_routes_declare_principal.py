@@ -15,6 +15,7 @@ PUBLIC = [
     r"/api/v1/docs/oauth2-redirect",
     r"/api/v1/redoc",
     r"/api/v1/health",
+    r"/api/v1/ready",
     r"/api/v1/public/.*",
     r"/api/v1/invites/\{token\}",
     r"/api/v1/email-invites/\{token\}",

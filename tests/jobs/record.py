@@ -1,6 +1,7 @@
 """A job for the tests: appends its number and the process id to a file (``--include`` it in
 ``plumbline worker``)."""
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -31,3 +32,16 @@ def runs(path: Path) -> list[tuple[int, int]]:
         return []
     lines = path.read_text().splitlines()
     return [(int(n), int(pid)) for n, pid in (line.split() for line in lines)]
+
+
+@task("tests.slow")
+async def slow(db: AsyncSession, payload: Payload) -> None:
+    """Notes that it started, then waits for the test's go-ahead (a file), then records its run:
+    a job in hand while its worker is asked to stop."""
+    started, go = Path(payload["path"] + ".started"), Path(payload["path"] + ".go")
+    started.write_text(str(os.getpid()))
+    for _ in range(2400):  # at most 2 minutes: a guard against a hang
+        if go.exists():
+            break
+        await asyncio.sleep(0.05)
+    await record(db, payload)

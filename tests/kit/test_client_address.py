@@ -97,3 +97,33 @@ async def test_links_keep_the_scheme_a_trusted_proxy_forwards(
     monkeypatch.setattr(settings, "trusted_proxies", "127.0.0.1")
     forwarded = await client.get(url, params={"limit": 1}, headers=headers)
     assert forwarded.headers["Link"].startswith("<https://")
+
+
+def test_the_standard_forwarded_header_is_read_like_x_forwarded_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from plumbline.config import settings
+    from plumbline.kit.client_address import scope_client_ip
+
+    def forwarded(peer: str, value: str) -> dict[str, object]:
+        return scope(peer, (b"forwarded", value.encode()), (b"x-forwarded-for", b"10.9.9.9"))
+
+    chain = 'for=1.1.1.1, for=198.51.100.1;proto=https;by=127.0.0.1, for="[2001:db8::5]:443"'
+    assert scope_client_ip(forwarded("127.0.0.1", chain)) == "127.0.0.1"  # nobody trusted
+    assert forwarded_scheme(forwarded("127.0.0.1", "for=1.1.1.1;proto=https")) is None
+    monkeypatch.setattr(settings, "trusted_proxies", "127.0.0.1, 2001:db8::/64")
+    # Forwarded wins over X-Forwarded-For; the rightmost untrusted hop is the client.
+    assert scope_client_ip(forwarded("127.0.0.1", chain)) == "198.51.100.1"
+    assert scope_client_ip(forwarded("127.0.0.1", "For=203.0.113.4")) == "203.0.113.4"
+    # An unknown or obfuscated hop stops the walk at the trusted proxy that wrote it.
+    assert scope_client_ip(forwarded("127.0.0.1", "for=unknown")) == "127.0.0.1"
+    assert scope_client_ip(forwarded("127.0.0.1", "for=_gazonk;proto=https")) == "127.0.0.1"
+    assert scope_client_ip(forwarded("127.0.0.1", "proto=https")) == "127.0.0.1"
+    # An untrusted peer's header is nobody's word.
+    assert scope_client_ip(forwarded("203.0.113.9", "for=198.51.100.1")) == "203.0.113.9"
+    # The scheme: the nearest proxy's proto=.
+    assert forwarded_scheme(forwarded("127.0.0.1", "for=1.1.1.1;proto=http, proto=https")) == (
+        "https"
+    )
+    assert forwarded_scheme(forwarded("127.0.0.1", "for=1.1.1.1")) is None
+    assert forwarded_scheme(forwarded("203.0.113.9", "proto=https")) is None

@@ -1,5 +1,6 @@
 """The client's address: the connection's peer, or, when the peer is a proxy named in
-``PLUMBLINE_TRUSTED_PROXIES``, the address that proxy forwarded in ``X-Forwarded-For``.
+``PLUMBLINE_TRUSTED_PROXIES``, the address that proxy forwarded in ``Forwarded`` (RFC 7239,
+when sent) or ``X-Forwarded-For``.
 
 The one place forwarded headers are read: every per-address rate limit, the session's and the
 audit log's ``ip`` come from here. The server runs with uvicorn's own proxy handling off
@@ -71,6 +72,30 @@ def client_address(
     return str(found)
 
 
+def forwarded_pairs(values: Iterable[str]) -> list[dict[str, str]]:
+    """The elements of ``Forwarded`` headers in order (several headers read as one list), each
+    its parameters by lower-case name, quotes removed: ``for=1.2.3.4;proto=https, for="[::1]"``
+    -> ``[{"for": "1.2.3.4", "proto": "https"}, {"for": "[::1]"}]``."""
+    elements = []
+    for element in _hops(values):
+        pairs = {}
+        for pair in element.split(";"):
+            name, equals, value = pair.partition("=")
+            if equals:
+                pairs[name.strip().lower()] = value.strip().strip('"')
+        elements.append(pairs)
+    return elements
+
+
+def _forwarded_for(scope: Scope) -> list[str]:
+    """The hops a proxy forwarded: ``Forwarded``'s ``for=`` values when it sent that header (an
+    element without one is a hop of unknown address), else ``X-Forwarded-For``'s entries."""
+    forwarded = _headers(scope, b"forwarded")
+    if forwarded:
+        return [pairs.get("for", "unknown") for pairs in forwarded_pairs(forwarded)]
+    return _hops(_headers(scope, b"x-forwarded-for"))
+
+
 def _headers(scope: Scope, name: bytes) -> list[str]:
     return [value.decode("latin-1") for key, value in scope["headers"] if key == name]
 
@@ -88,9 +113,7 @@ def peer_is_trusted(scope: Scope) -> bool:
 
 def scope_client_ip(scope: Scope) -> str | None:
     """``client_ip`` of a raw ASGI scope (the middleware's)."""
-    return client_address(
-        _peer(scope), _headers(scope, b"x-forwarded-for"), settings.proxy_networks
-    )
+    return client_address(_peer(scope), _forwarded_for(scope), settings.proxy_networks)
 
 
 def client_ip(connection: HTTPConnection) -> str | None:
@@ -99,9 +122,14 @@ def client_ip(connection: HTTPConnection) -> str | None:
 
 
 def forwarded_scheme(scope: Scope) -> str | None:
-    """``http`` or ``https`` as a trusted proxy says in ``X-Forwarded-Proto`` (the last value,
-    the one the nearest proxy wrote); None otherwise, when the connection's own scheme holds."""
-    values = _headers(scope, b"x-forwarded-proto")
+    """``http`` or ``https`` as a trusted proxy says in ``Forwarded``'s ``proto=`` or else
+    ``X-Forwarded-Proto`` (the last value, the one the nearest proxy wrote); None otherwise,
+    when the connection's own scheme holds."""
+    forwarded = _headers(scope, b"forwarded")
+    if forwarded:
+        values = [forwarded_pairs(forwarded)[-1].get("proto", "")]
+    else:
+        values = _headers(scope, b"x-forwarded-proto")
     if not values or not peer_is_trusted(scope):
         return None
     scheme = _hops(values)[-1].strip().lower()

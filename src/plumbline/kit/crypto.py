@@ -42,9 +42,19 @@ def verify_password(password_hash: str | None, password: str) -> bool:
         return False
 
 
-def sign(value: str, purpose: str = "") -> str:
-    mac = hmac.new(settings.secret, f"{purpose}:{value}".encode(), hashlib.sha256).digest()
+def _keys() -> tuple[bytes, ...]:
+    """The secret key, then the previous ones still accepted (``PLUMBLINE_SECRET_KEY_PREVIOUS``):
+    everything is signed and encrypted with the first; verified and decrypted with any."""
+    return (settings.secret, *settings.previous_secrets)
+
+
+def _mac(key: bytes, value: str, purpose: str) -> str:
+    mac = hmac.new(key, f"{purpose}:{value}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def sign(value: str, purpose: str = "") -> str:
+    return _mac(settings.secret, value, purpose)
 
 
 def signed(value: str, purpose: str = "") -> str:
@@ -54,9 +64,12 @@ def signed(value: str, purpose: str = "") -> str:
 def unsign(signed_value: str, purpose: str = "") -> str | None:
     value, _, signature = signed_value.rpartition(".")
     # Bytes: compare_digest refuses non-ASCII str, and a forged token may carry any characters.
-    if not value or not hmac.compare_digest(signature.encode(), sign(value, purpose).encode()):
+    if not value:
         return None
-    return value
+    for key in _keys():
+        if hmac.compare_digest(signature.encode(), _mac(key, value, purpose).encode()):
+            return value
+    return None
 
 
 def signed_claims(claims: dict[str, Any], purpose: str, expires_at: datetime) -> str:
@@ -100,10 +113,8 @@ def encrypt(value: str, purpose: str) -> str:
 
 def decrypt(token: str, purpose: str) -> str | None:
     """The value ``encrypt`` sealed; None when it was sealed under another key or altered."""
-    try:
-        return _fernet(settings.secret, purpose).decrypt(token.encode()).decode()
-    except InvalidToken:
-        return None
+    data = unseal(token.encode(), purpose)
+    return data.decode() if data is not None else None
 
 
 def seal(data: bytes, purpose: str) -> bytes:
@@ -112,8 +123,11 @@ def seal(data: bytes, purpose: str) -> bytes:
 
 
 def unseal(token: bytes, purpose: str) -> bytes | None:
-    """The bytes ``seal`` sealed; None when they were sealed under another key or altered."""
-    try:
-        return _fernet(settings.secret, purpose).decrypt(token)
-    except InvalidToken:
-        return None
+    """The bytes ``seal`` sealed (under the secret key or a previous one); None when they were
+    sealed under another key or altered."""
+    for key in _keys():
+        try:
+            return _fernet(key, purpose).decrypt(token)
+        except InvalidToken:
+            continue
+    return None

@@ -5,7 +5,7 @@ from plumbline.models.audit import AuditLog
 from plumbline.models.billing import BillingEvent
 from plumbline.models.calendar_feed import CalendarFeed
 from plumbline.models.cloud import CloudAuthorization, CloudConnection
-from plumbline.models.digest import DigestRun
+from plumbline.models.digest import DigestRun, SchedulerLease
 from plumbline.models.drawing_ai import SheetResult
 from plumbline.models.event import EventLog, EventStream
 from plumbline.models.field_report import FieldReport
@@ -99,6 +99,7 @@ __all__ = [
     "RfiMessage",
     "Schedule",
     "ScheduleTask",
+    "SchedulerLease",
     "SheetResult",
     "Upload",
     "User",

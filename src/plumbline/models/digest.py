@@ -20,3 +20,17 @@ class DigestRun(IdMixin, Base):
     day: Mapped[date]
     members: Mapped[int]
     created_at: Mapped[datetime]
+
+
+class SchedulerLease(Base):
+    """Who runs a daily task now, and the last UTC day it was run to completion: the scheduler
+    of any server takes the row (an atomic conditional update) before running the task, renews
+    it while it runs, and several servers with ``PLUMBLINE_SCHEDULER=on`` run it once a day."""
+
+    __tablename__ = "scheduler_leases"
+
+    name: Mapped[str] = mapped_column(String(80), primary_key=True)
+    holder: Mapped[str | None] = mapped_column(String(80))
+    expires_at: Mapped[datetime | None]
+    done_day: Mapped[date | None]
+    updated_at: Mapped[datetime]

@@ -13,6 +13,14 @@ class Health(BaseModel):
     database: str
 
 
+class Ready(BaseModel):
+    ok: bool
+    checks: dict[str, str] = Field(
+        description="database, migrations, redis, storage: `ok`, `not configured` (redis) or "
+        "what is wrong"
+    )
+
+
 MAX_MESSAGES = 20
 
 

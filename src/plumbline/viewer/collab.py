@@ -16,6 +16,8 @@ How a room works across processes:
   when nobody visible is in the room), so when the host leaves the next earliest member is.
 - A stream whose connection is missing from a newer snapshot (it left, or was swept after 75 s
   without a heartbeat) ends; so does every stream after ``session_ended``. A client reconnects.
+- A server asked to stop (SIGTERM) sends each of its streams ``server_closing`` and ends it,
+  leaving presence: the client reconnects, to another server behind the same address.
 - Every process sweeps the rooms it has streams in every 15 s, and a heartbeat sweeps its room
   (at most once a second), so a connection of a crashed process also leaves presence.
 
@@ -51,6 +53,8 @@ PRESENCE_DEBOUNCE_PER_MEMBER = 0.002
 PRESENCE_DEBOUNCE_MAX = 2.0
 BATCH = 128
 CAS_ATTEMPTS = 8
+# Offered to this process's own streams only, never published: the others' servers go on.
+CLOSING = {"event": "server_closing", "data": {"reconnect": True}}
 
 
 def _now_ms() -> int:
@@ -145,6 +149,7 @@ class Hub:
         self._running: set[asyncio.Task[None]] = set()  # strong references until done
         self._last_sweep: dict[str, float] = {}
         self._room_size: dict[str, int] = {}
+        self._streams: dict[str, pubsub.Subscription] = {}  # this process's, by connection
 
     # streams
 
@@ -152,6 +157,7 @@ class Hub:
         """The SSE body of one connection; ends on disconnect, removal or session end."""
         connection_id = new_id()
         subscription = pubsub.subscribe(channel(file_version_id))
+        self._streams[connection_id] = subscription
         joined = False
         try:
             await subscription.ready()
@@ -195,6 +201,7 @@ class Hub:
             log.info("viewer stream dropped as a slow consumer")
         finally:
             subscription.close()
+            self._streams.pop(connection_id, None)
             self._unregister(file_version_id, connection_id)
             if joined:
                 # shielded: a disconnect arrives as a cancellation, and the room must still
@@ -217,6 +224,12 @@ class Hub:
             connections.discard(connection_id)
             if not connections:
                 del self.local[file_version_id]
+
+    def close_streams(self) -> None:
+        """The server is stopping: each stream of this process sends ``server_closing`` and
+        ends (its connection leaves presence), so the server's shutdown does not wait on it."""
+        for subscription in list(self._streams.values()):
+            subscription.offer(CLOSING)
 
     # presence changes
 
@@ -355,7 +368,7 @@ def _render(
 ) -> tuple[bytes, int, str | None]:
     """SSE bytes for a batch of envelopes. Presence snapshots collapse to the newest one;
     ends with "removed" when that snapshot no longer holds this connection, "ended" after
-    ``session_ended``."""
+    ``session_ended``, "closing" after ``server_closing`` (this server stops)."""
     newest = max(
         (i for i, e in enumerate(batch) if e.get("event") == "presence" and e["seq"] > last_seq),
         key=lambda i: batch[i]["seq"],
@@ -374,6 +387,9 @@ def _render(
         elif name == "session_ended":
             parts.append(sse("session_ended", envelope.get("data", {})))
             return b"".join(parts), last_seq, "ended"
+        elif name == "server_closing":
+            parts.append(sse("server_closing", envelope.get("data", {})))
+            return b"".join(parts), last_seq, "closing"
         elif isinstance(name, str):
             parts.append(sse(name, envelope.get("data", {})))
     return b"".join(parts), last_seq, None

@@ -24,7 +24,7 @@ SSE_HEADERS = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "
 SSE_DESCRIPTION = (
     "Server-Sent Events: hello {connectionId, hostUserId}; presence {members, hostUserId}; "
     "viewer_state {revision, actorUserId}; issues_changed; lock_changed {lockedBy, expiresAt}; "
-    "session_ended; ping every 25 s."
+    "session_ended; server_closing {reconnect} (this server stops: reconnect); ping every 25 s."
 )
 
 

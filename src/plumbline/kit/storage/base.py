@@ -65,6 +65,10 @@ class Storage(Protocol):
 
     async def delete_prefix(self, prefix: str) -> int: ...
 
+    async def check(self) -> None:
+        """Raise when the store cannot be reached or written to (the readiness route)."""
+        ...
+
 
 def safe_name(file_name: str) -> str:
     """A file name usable in an object key and a URL: ASCII letters, digits, ``._-``."""

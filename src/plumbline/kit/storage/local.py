@@ -41,11 +41,26 @@ def read_token(token: str, purpose: str) -> dict[str, Any]:
     return claims
 
 
+def _make(root: Path) -> bool:
+    """Create the storage directory (a fresh install has none until the first upload)."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return True
+
+
 class LocalStorage:
     name = "local"
 
     def __init__(self, root: Path) -> None:
         self.root = root
+
+    async def check(self) -> None:
+        if not self.root.is_dir() and not await asyncio.to_thread(_make, self.root):
+            raise OSError(f"{self.root} is not a directory")
+        if not os.access(self.root, os.W_OK | os.X_OK):
+            raise PermissionError(f"{self.root} is not writable")
 
     def path(self, key: str) -> Path:
         return self.root / check_key(key)

@@ -42,6 +42,9 @@ class S3Storage:
             "s3", endpoint_url=endpoint_url, region_name=region, config=config
         )
 
+    async def check(self) -> None:
+        await asyncio.to_thread(self.client.head_bucket, Bucket=self.bucket)
+
     async def presign_put(
         self, key: str, *, content_type: str, size: int, expires_in: timedelta
     ) -> PresignedPut:
