@@ -191,6 +191,7 @@ ROUTES: dict[str, R] = {
     "PUT P/schedule": R("manager setup", "schedule:write"),
     "GET P/schedule/export.csv": R("om read", "schedule:read"),
     "GET /api/v1/health": R("public"),
+    "GET /api/v1/ready": R("public"),
     "POST /api/v1/public/marketing/chat": R("public"),
     # Files and drawings: MEMBER+ read and upload, MANAGER+ manage; the project's CLIENT does
     # not see drawings (showDrawings off), contractors hold no file permission.
