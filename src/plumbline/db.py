@@ -164,7 +164,7 @@ class Database:
 
     @property
     def read_sessionmaker(self) -> async_sessionmaker[AsyncSession]:
-        """Sessions of the routes marked ``routing.read_only``. On PostgreSQL each statement
+        """Sessions of the GET routes (``routing.reads_only``). On PostgreSQL each statement
         commits on its own, which spares the BEGIN and COMMIT round trips around the reads.
         No autoflush: the caller's credential touch (the one write of such a route) waits for
         the commit of a successful response, as in every other route."""
