@@ -29,6 +29,14 @@ UNPAGED = {
     "/api/v1/projects/{projectId}/audit-logs/export": {"format": "json"},
     "/api/v1/cloud/connections": {},
 }
+# Filters whose statements the walk also sends (values need not match: plans are made without).
+FILTERS: dict[str, tuple[str, ...]] = {
+    "/api/v1/projects/{projectId}/issues": ("status=OPEN", "assigneeId=someone"),
+    "/api/v1/projects/{projectId}/audit-logs": ("entityId=something",),
+    "/api/v1/me/notifications": ("unreadOnly=true",),
+    "/api/v1/projects/{projectId}/folders": ("parentId=root",),
+    "/api/v1/projects/{projectId}/files": ("folderId=root",),
+}
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "START")
 
 
@@ -80,7 +88,7 @@ class Recorder:
             self._used.add(conn.connection.driver_connection)
 
     def _on_checkout(self, dbapi_connection: Any, *_: Any) -> None:
-        raw = getattr(dbapi_connection, "driver_connection", None)
+        raw: Any = getattr(dbapi_connection, "driver_connection", None)
         if hasattr(raw, "add_query_logger") and raw not in self._logged:
 
             def logged(record: Any) -> None:
@@ -142,7 +150,7 @@ async def walk(client: httpx.AsyncClient, outbox: Path, spec: dict[str, Any]) ->
     """Calls every list route of ``spec`` (the sync settle window must be 0)."""
     lists = list_routes(spec)
     assert lists == set(ROUTES) | NOT_SYNCED, "a list route the walk does not know"
-    assert set(UNPAGED) == NOT_SYNCED
+    assert set(UNPAGED) == NOT_SYNCED and set(FILTERS) <= set(ROUTES)
     ctx = Ctx(client, await om_world(), outbox)
     start = clock.now()
     recorder = Recorder()
@@ -170,6 +178,10 @@ async def walk(client: httpx.AsyncClient, outbox: Path, spec: dict[str, Any]) ->
                 following = Call(path, mode + "next")
                 await recorder.get(client, following, _next(response), headers)
                 calls += [first, following]
+            for query in FILTERS.get(path, ()):
+                filtered = Call(path, f"filtered by {query}")
+                await recorder.get(client, filtered, f"{ctx.url(path)}?limit=1&{query}", headers)
+                calls.append(filtered)
         for path, params in UNPAGED.items():
             once = Call(path, "once")
             url = str(httpx.URL(ctx.url(path), params=params))
