@@ -4,9 +4,11 @@ parameters' values. Each list's main query (the statement that orders and limits
 the walk of every list route sends it, must have a generic plan that reads its table through an
 index condition: no sequential scan of it and no walk of its whole primary key.
 
-The walk's project is made big first: the listed rows of each table are copied (new ids, the
-unique columns varied, foreign keys not enforced) to a few thousand rows, then analyzed, all in
-one transaction rolled back at the end."""
+The walk's project (and workspace, user, parent records) is made big first: its rows of each
+listed table are copied (new ids, the unique columns varied, foreign keys not enforced) to a few
+thousand, beside the small scopes of the other tests, then analyzed; all in one transaction
+rolled back at the end. A generic plan is made without the values, so one big scope shows which
+plan every scope gets."""
 
 from __future__ import annotations
 
