@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     TypeDecorator,
     event,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
@@ -43,6 +44,9 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+# The rows of a soft-deleted table its lists show: the condition of their partial indexes.
+LIVE = text("deleted_at IS NULL")
 
 # The statement and result types repositories annotate with.
 AnySelect = Select[*tuple[Any, ...]]
@@ -165,7 +169,7 @@ class Database:
 
     @property
     def read_sessionmaker(self) -> async_sessionmaker[AsyncSession]:
-        """Sessions of the routes marked ``routing.read_only``. On PostgreSQL each statement
+        """Sessions of the GET routes (``routing.reads_only``). On PostgreSQL each statement
         commits on its own, which spares the BEGIN and COMMIT round trips around the reads.
         No autoflush: the caller's credential touch (the one write of such a route) waits for
         the commit of a successful response, as in every other route."""

@@ -28,13 +28,24 @@ def make_router(**kwargs: Any) -> APIRouter:
     return APIRouter(route_class=UnitOfWorkRoute, default_response_class=ORJSONResponse, **kwargs)
 
 
-def read_only(endpoint: F) -> F:
-    """Marks a GET route that only reads (put it under ``@router.get``): its session runs
-    without a transaction on PostgreSQL (``Database.read_sessionmaker``). The one write it may
-    make is the caller's credential touch (API key last use, session sliding expiry), a single
-    UPDATE written on success. A GET that writes anything else keeps the default."""
-    endpoint.__plumbline_read_only__ = True  # type: ignore[attr-defined]
+def transactional(endpoint: F) -> F:
+    """Marks a GET route that writes (put it under ``@router.get``): it runs in a transaction,
+    as every other method does. Every other GET reads without one on PostgreSQL
+    (``Database.read_sessionmaker``): each statement commits on its own, and the one write it
+    may make, the caller's credential touch (API key last use, session sliding expiry), is a
+    single UPDATE written on success."""
+    endpoint.__plumbline_transactional__ = True  # type: ignore[attr-defined]
     return endpoint
+
+
+def reads_only(route: APIRoute) -> bool:
+    """Whether ``route`` runs without a transaction: a GET not marked ``transactional``."""
+    methods = route.methods or set()
+    if getattr(route.endpoint, "__plumbline_transactional__", False):
+        if not methods <= {"GET", "HEAD"}:
+            raise ValueError(f"{route.path}: only GET routes are marked transactional")
+        return False
+    return bool(methods) and methods <= {"GET", "HEAD"}
 
 
 class JsonRequest(Request):
@@ -58,6 +69,7 @@ class JsonRequest(Request):
 
 class UnitOfWorkRoute(APIRoute):
     """Opens a session, commits once when the response is a success, rolls back otherwise.
+    A GET reads without a transaction on PostgreSQL unless marked ``transactional``.
     Endpoints and dependencies take it as ``db: DB`` or ``uow: UoW`` (``plumbline.db``).
     Conditional requests (ETag, If-Match, If-None-Match) are answered here for every route
     (``plumbline.conditional``). A POST under /api/v1 with an ``Idempotency-Key`` replays the
@@ -75,9 +87,7 @@ class UnitOfWorkRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = self.read_handler = super().get_route_handler()
-        reads_only = getattr(self.endpoint, "__plumbline_read_only__", False)
-        if reads_only and not (self.methods or set()) <= {"GET", "HEAD"}:
-            raise ValueError(f"{self.path}: only GET routes may be read_only")
+        read = reads_only(self)
         places: list[conditional.Place] = []  # this route's, found on its first request
 
         async def run(request: Request) -> Response:
@@ -89,7 +99,7 @@ class UnitOfWorkRoute(APIRoute):
             # change how a body is read): one place for every route's JSON.
             request = JsonRequest(request.scope, request.receive)
             attempt = await begin(request)
-            sessions = database.read_sessionmaker if reads_only else database.sessionmaker
+            sessions = database.read_sessionmaker if read else database.sessionmaker
             session = sessions()
             uow = UnitOfWork(session, respond_first=True)
             request.state.uow = uow

@@ -17,7 +17,7 @@ from plumbline.db import DB, database
 from plumbline.errors import Conflict, install_error_handlers
 from plumbline.kit import clock, crypto
 from plumbline.models import ApiKey, AuthSession
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router, transactional
 from tests.factories import (
     QueryCounter,
     World,
@@ -112,7 +112,6 @@ def _app_failing_after_a_read() -> FastAPI:
     router = make_router()
 
     @router.get("/projects/{projectId}/refuse-after-reading")
-    @read_only
     async def refuse(ctx: CanReadProject, db: DB) -> None:
         await db.execute(text("SELECT 1"))
         raise Conflict("Refused after reading")
@@ -209,13 +208,13 @@ async def test_routers_route_and_refuse_methods(client: httpx.AsyncClient, world
     assert (await client.get("/api/v1/no-such-thing", headers=headers)).status_code == 404
 
 
-def test_read_only_is_for_get_routes() -> None:
+def test_transactional_is_for_get_routes() -> None:
     router = make_router()
 
     async def create_thing() -> None: ...
 
     with pytest.raises(ValueError, match="only GET routes"):
-        router.post("/things")(read_only(create_thing))
+        router.post("/things")(transactional(create_thing))
 
 
 @pytest.mark.parametrize("restricted", [False, True])

@@ -141,15 +141,15 @@ async def test_fixed_number_of_queries(client: httpx.AsyncClient, world: World) 
     await _list(client, world, headers=key_headers(raw))  # settles the key's lastUsedAt
     await _seed(world, 1)
     with QueryCounter() as one:
-        response = await _list(client, world, headers=key_headers(raw))
+        response = await _list(client, world, headers=key_headers(raw), limit=1000)
     assert len(response.json()) == 1
     await _seed(world, 499, start=2)
     with QueryCounter() as many:
-        response = await _list(client, world, headers=key_headers(raw))
+        response = await _list(client, world, headers=key_headers(raw), limit=1000)
     assert len(response.json()) == 500
     assert one.count == many.count
     with QueryCounter() as by_user:
-        response = await _list(client, world)
+        response = await _list(client, world, limit=1000)
     assert len(response.json()) == 500
     assert by_user.count <= one.count + 1
     assert sum("FROM issues" in s for s in many.statements) == 1
@@ -260,3 +260,35 @@ async def test_csv_export_neutralises_formulas_after_line_breaks(
     )
     cells = {r["description"] for r in _parse(response)}
     assert {"'" + text for text in sneaky} <= cells
+
+
+async def test_a_page_holds_100_rows_unless_limit_says_otherwise(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    await _seed(world, 101)
+    url = issues_url(world.project.id)
+    first = await client.get(url, headers=world.member.headers)
+    assert first.status_code == 200 and len(first.json()) == 100
+    link = first.headers["link"]
+    assert "limit=100" in link and link.endswith('rel="next"')
+    rest = await client.get(link[1 : link.index(">")], headers=world.member.headers)
+    assert len(rest.json()) == 1 and "link" not in rest.headers
+    whole = await client.get(url, params={"limit": 1000}, headers=world.member.headers)
+    assert len(whole.json()) == 101 and "link" not in whole.headers
+    too_many = await client.get(url, params={"limit": 1001}, headers=world.member.headers)
+    assert too_many.status_code == 400
+
+
+async def test_every_list_documents_its_page_size(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/api/v1/openapi.json")).json()
+    limits = [
+        parameter
+        for item in spec["paths"].values()
+        for parameter in item.get("get", {}).get("parameters", ())
+        if parameter["name"] == "limit"
+    ]
+    paged = [p for p in limits if "Link" in p.get("description", "")]
+    assert len(paged) >= 30
+    for parameter in paged:
+        assert parameter["schema"]["default"] == 100 and parameter["schema"]["maximum"] == 1000
+        assert "100 when left out" in parameter["description"]

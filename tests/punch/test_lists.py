@@ -76,7 +76,7 @@ async def test_pagination(client, world):
 
 async def count_list_queries(client, project, headers) -> tuple[int, int]:
     with QueryCounter() as counter:
-        response = await client.get(url(project), headers=headers)
+        response = await client.get(url(project), params={"limit": 1000}, headers=headers)
     assert response.status_code == 200
     return counter.count, len(response.json())
 

@@ -13,7 +13,7 @@ from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.openapi import errors
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 OFF = "BILLING_DISABLED: billing is off on this server (PLUMBLINE_BILLING=off)"
 router = make_router(
@@ -70,7 +70,6 @@ async def webhook(request: Request, db: DB) -> ORJSONResponse:
     dependencies=[Public],
     responses={200: {"content": HTML, "description": "The page"}, **PAGE_ERRORS},
 )
-@read_only
 async def local_checkout_page(token: str, db: DB) -> HTMLResponse:
     """The local processor's checkout page (PLUMBLINE_BILLING=local)."""
     return HTMLResponse(await local.checkout_page(db, token))
@@ -94,7 +93,6 @@ async def local_pay(token: str, request: Request) -> RedirectResponse:
     dependencies=[Public],
     responses={200: {"content": HTML, "description": "The page"}, **PAGE_ERRORS},
 )
-@read_only
 async def local_portal_page(token: str, db: DB) -> HTMLResponse:
     """The local processor's billing portal page (PLUMBLINE_BILLING=local)."""
     return HTMLResponse(await local.portal_page(db, token))

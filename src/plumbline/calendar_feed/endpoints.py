@@ -13,14 +13,13 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.openapi import Responses
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(tags=["calendar-feeds"])
 ICS = "text/calendar; charset=utf-8"
 
 
 @router.get("/me/calendar-feeds", response_model=list[FeedRead])
-@read_only
 async def list_my_feeds(principal: CurrentUser, db: DB, page: Page) -> ORJSONResponse:
     """Your personal calendar feeds (never the secret URL), newest first."""
     return ORJSONResponse.page(await feed_service.list_mine(db, principal, page))
@@ -42,7 +41,6 @@ async def revoke_my_feed(principal: CurrentUser, db: DB, feedId: str) -> ORJSONR
 
 
 @router.get("/projects/{projectId}/calendar-feeds", response_model=list[FeedRead])
-@read_only
 async def list_project_feeds(ctx: CanSeeProject, db: DB, page: Page) -> ORJSONResponse:
     """The project's calendar feeds: yours, or everyone's for ADMIN and SUPER_ADMIN."""
     return ORJSONResponse.page(await feed_service.list_project(db, ctx, page))
@@ -77,7 +75,6 @@ ICS_RESPONSE: Responses = {
     responses=ICS_RESPONSE,
     operation_id="head_calendar_feed",
 )
-@read_only
 async def calendar(token: str, request: Request, db: DB) -> Response:
     """The iCalendar feed of a feed URL, as its owner may see it now (GET or HEAD)."""
     feed = await feed_service.fetch(db, token)

@@ -23,7 +23,7 @@ from plumbline.file.schemas import UploadResult
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.openapi import Responses
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router, transactional
 
 router = make_router(prefix="/cloud", tags=["cloud"])
 
@@ -50,7 +50,6 @@ ProviderError = Annotated[str | None, Query(alias="error", max_length=200)]
 
 
 @router.get("/connections", response_model=list[ConnectionRead], responses=errors(402))
-@read_only
 async def list_connections(principal: CurrentUser, db: DB) -> ORJSONResponse:
     """The caller's cloud-storage connections (never their tokens)."""
     return ORJSONResponse(await cloud_service.connections(db, principal))
@@ -62,6 +61,7 @@ async def list_connections(principal: CurrentUser, db: DB) -> ORJSONResponse:
     response_class=RedirectResponse,
     responses={**REDIRECT, **errors(402, 503)},
 )
+@transactional
 async def authorize(
     provider: ProviderName, principal: CurrentUser, db: DB, return_to: ReturnTo = "/"
 ) -> RedirectResponse:
@@ -76,6 +76,7 @@ async def authorize(
     response_class=RedirectResponse,
     responses={**REDIRECT, **errors(502, 503)},
 )
+@transactional
 async def callback(
     provider: ProviderName,
     principal: CurrentUser,

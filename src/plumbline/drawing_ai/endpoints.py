@@ -16,7 +16,7 @@ from plumbline.drawing_ai.schemas import (
 from plumbline.drawing_ai.service import drawing_ai
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.openapi import errors
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/file-versions/{fileVersionId}/ai", tags=["drawing-ai"])
 
@@ -55,7 +55,6 @@ async def takeoff_detect(body: TakeoffRequest, access: CanRunDrawingAI, uow: UoW
 
 
 @router.get("/sheet-cache", response_model=SheetCacheRead)
-@read_only
 async def sheet_cache(
     access: CanReadSheetResults,
     db: DB,

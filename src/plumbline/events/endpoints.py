@@ -15,7 +15,7 @@ from plumbline.events import feed
 from plumbline.events.schemas import ChangesPage, Limit, Since, Types
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.openapi import errors
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(tags=["changes"])
 # The catalogue's feed is one of the materials routes (their plan gate, their tag).
@@ -37,7 +37,6 @@ CanReadMaterialChanges = Annotated[
     response_model=ChangesPage,
     responses=errors(400, 403, 410),
 )
-@read_only
 async def project_changes(
     ctx: CanReadChanges,
     db: DB,
@@ -58,7 +57,6 @@ async def project_changes(
     response_model=ChangesPage,
     responses=errors(400, 410),
 )
-@read_only
 async def material_changes(
     ctx: CanReadMaterialChanges, db: DB, since: Since = None, limit: Limit = feed.DEFAULT_LIMIT
 ) -> ORJSONResponse:

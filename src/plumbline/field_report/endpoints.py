@@ -19,14 +19,13 @@ from plumbline.field_report.service import field_report as report_service
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/projects/{projectId}/field-reports", tags=["field-reports"])
 Filters = Annotated[ReportFilters, Depends(report_filters)]
 
 
 @router.get("", response_model=list[FieldReportRead])
-@read_only
 async def list_field_reports(
     ctx: CanReadFieldReports, db: DB, filters: Filters, page: Page
 ) -> ORJSONResponse:
@@ -49,7 +48,6 @@ async def send_field_report(ctx: CanWriteFieldReports, uow: UoW, body: SendEmail
 
 
 @router.get("/{reportId}", response_model=FieldReportRead)
-@read_only
 async def get_field_report(ctx: CanReadFieldReports, db: DB, reportId: str) -> ORJSONResponse:
     """One field report."""
     return ORJSONResponse(await report_service.get(db, ctx, reportId))

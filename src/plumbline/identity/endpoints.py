@@ -27,7 +27,7 @@ from plumbline.identity import schemas as s
 from plumbline.identity.service import SignedIn, identity
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.openapi import errors
-from plumbline.routing import UnitOfWorkRoute, make_router
+from plumbline.routing import UnitOfWorkRoute, make_router, transactional
 
 SessionCookie = Annotated[str | None, Depends(session_cookie)]
 
@@ -144,6 +144,7 @@ async def send_verification_email(
     dependencies=[Public],
     responses={302: {"description": "Redirect to callbackURL"}, **errors(410)},
 )
+@transactional
 async def verify_email(
     db: DB,
     token: Annotated[str, Query(min_length=1, max_length=200)],

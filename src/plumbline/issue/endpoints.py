@@ -28,13 +28,12 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.records.export import csv_response
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(tags=["issues"], prefix="/projects/{projectId}/issues")
 
 
 @router.get("", response_model=list[IssueRead])
-@read_only
 async def list_issues(ctx: CanReadIssues, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
     """List the project's issues and work orders, newest first."""
     return ORJSONResponse.page(await issue_service.list_issues(db, ctx, filters, page))
@@ -63,7 +62,6 @@ async def export_issues(ctx: CanReadIssues, filters: Filters) -> StreamingRespon
 
 
 @router.get("/{issueId}", response_model=IssueRead)
-@read_only
 async def get_issue(ctx: CanReadIssues, db: DB, issueId: str) -> ORJSONResponse:
     """Read one issue."""
     return ORJSONResponse(await issue_service.get(db, ctx, issueId))
@@ -85,7 +83,6 @@ async def delete_issue(ctx: CanWriteIssues, uow: UoW, issueId: str) -> ORJSONRes
 
 
 @router.get("/{issueId}/comments", response_model=list[IssueCommentRead])
-@read_only
 async def list_comments(ctx: CanReadIssues, db: DB, issueId: str, page: Page) -> ORJSONResponse:
     """List an issue's comments, newest first."""
     return ORJSONResponse.page(await issue_comments.list_comments(db, ctx, issueId, page))

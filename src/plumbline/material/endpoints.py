@@ -24,7 +24,7 @@ from plumbline.material.schemas import (
 from plumbline.material.service import material as material_service
 from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
 from plumbline.records.export import csv_response
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/workspaces/{workspaceId}/materials", tags=["materials"])
 Filters = Annotated[MaterialFilters, Depends(material_filters)]
@@ -39,7 +39,6 @@ CSV_BODY = {
 
 
 @router.get("", response_model=list[MaterialRead])
-@read_only
 async def list_materials(
     ctx: CanReadMaterials, db: DB, filters: Filters, page: Page
 ) -> ORJSONResponse:

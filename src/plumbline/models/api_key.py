@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType
@@ -10,10 +10,12 @@ from plumbline.db import Base, IdMixin, IdType, JSONType
 
 class ApiKey(IdMixin, Base):
     __tablename__ = "api_keys"
-
-    project_id: Mapped[str] = mapped_column(
-        IdType, ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    __table_args__ = (
+        Index("ix_api_keys_project_id_id", "project_id", "id"),
+        Index("ix_api_keys_project_created_id", "project_id", "created_at", "id"),
     )
+
+    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
     workspace_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("workspaces.id", ondelete="CASCADE")
     )

@@ -14,7 +14,9 @@ class AuditLog(IdMixin, Base):
 
     __tablename__ = "audit_logs"
     __table_args__ = (
-        Index("ix_audit_logs_project_created", "project_id", "created_at"),
+        Index("ix_audit_logs_project_id_id", "project_id", "id"),
+        Index("ix_audit_logs_project_created_id", "project_id", "created_at", "id"),
+        Index("ix_audit_logs_project_entity_id", "project_id", "entity_id", "id"),
         Index("ix_audit_logs_workspace_created", "workspace_id", "created_at"),
     )
 

@@ -16,6 +16,8 @@ class CalendarFeed(IdMixin, Base):
     __table_args__ = (
         Index("ix_calendar_feeds_user_id", "user_id", "id"),
         Index("ix_calendar_feeds_project_id", "project_id", "id"),
+        Index("ix_calendar_feeds_user_created_id", "user_id", "created_at", "id"),
+        Index("ix_calendar_feeds_project_created_id", "project_id", "created_at", "id"),
     )
 
     user_id: Mapped[str] = mapped_column(IdType, ForeignKey("users.id", ondelete="CASCADE"))

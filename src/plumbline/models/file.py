@@ -6,13 +6,17 @@ from typing import Any
 from sqlalchemy import BigInteger, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
+from plumbline.db import LIVE, Base, IdMixin, IdType, JSONType, ProjectRecordMixin, TimestampMixin
 from plumbline.kit import search
 
 
 class Folder(IdMixin, TimestampMixin, Base):
     __tablename__ = "folders"
-    __table_args__ = (Index("ix_folders_project_parent", "project_id", "parent_id"),)
+    __table_args__ = (
+        Index("ix_folders_project_id_id", "project_id", "id"),
+        Index("ix_folders_project_parent_id", "project_id", "parent_id", "id"),
+        Index("ix_folders_project_updated_id", "project_id", "updated_at", "id"),
+    )
 
     project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
     workspace_id: Mapped[str] = mapped_column(IdType)
@@ -30,6 +34,9 @@ class File(IdMixin, ProjectRecordMixin, TimestampMixin, Base):
     __table_args__ = (
         Index("ix_files_project_folder_name", "project_id", "folder_id", "normalized_name"),
         Index("ix_files_project_updated_id", "project_id", "updated_at", "id"),
+        Index(
+            "ix_files_project_id_id", "project_id", "id", sqlite_where=LIVE, postgresql_where=LIVE
+        ),
         *search.indexes("files", "normalized_name"),
     )
 

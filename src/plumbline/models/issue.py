@@ -66,7 +66,10 @@ class IssueComment(IdMixin, Base):
     """A comment on an issue, by a user or (``author_id`` null) by an API key."""
 
     __tablename__ = "issue_comments"
-    __table_args__ = (Index("ix_issue_comments_issue_id", "issue_id", "id"),)
+    __table_args__ = (
+        Index("ix_issue_comments_issue_id", "issue_id", "id"),
+        Index("ix_issue_comments_issue_created_id", "issue_id", "created_at", "id"),
+    )
 
     issue_id: Mapped[str] = mapped_column(IdType, ForeignKey("issues.id", ondelete="CASCADE"))
     project_id: Mapped[str] = mapped_column(IdType)

@@ -10,7 +10,10 @@ from plumbline.db import Base, IdMixin, IdType
 
 class Notification(IdMixin, Base):
     __tablename__ = "notifications"
-    __table_args__ = (Index("ix_notifications_user_created", "user_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_notifications_user_id_id", "user_id", "id"),
+        Index("ix_notifications_user_created_id", "user_id", "created_at", "id"),
+    )
 
     user_id: Mapped[str] = mapped_column(IdType, ForeignKey("users.id", ondelete="CASCADE"))
     workspace_id: Mapped[str | None] = mapped_column(IdType)

@@ -13,7 +13,10 @@ class OccupantLink(IdMixin, Base):
     token's SHA-256 is stored. An asset's own link pre-fills the asset."""
 
     __tablename__ = "occupant_links"
-    __table_args__ = (Index("ix_occupant_links_project_id", "project_id", "id"),)
+    __table_args__ = (
+        Index("ix_occupant_links_project_id", "project_id", "id"),
+        Index("ix_occupant_links_project_created_id", "project_id", "created_at", "id"),
+    )
 
     project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
     workspace_id: Mapped[str] = mapped_column(IdType)

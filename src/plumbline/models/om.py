@@ -69,7 +69,11 @@ class MeterReading(IdMixin, Base):
     """One reading of one of an asset's meters: the history behind ``lastReading``."""
 
     __tablename__ = "asset_meter_readings"
-    __table_args__ = (Index("ix_asset_meter_readings_asset", "asset_id", "meter_type", "read_at"),)
+    __table_args__ = (
+        Index("ix_asset_meter_readings_asset", "asset_id", "meter_type", "read_at"),
+        Index("ix_asset_meter_readings_asset_id_id", "asset_id", "id"),
+        Index("ix_asset_meter_readings_asset_created_id", "asset_id", "created_at", "id"),
+    )
 
     asset_id: Mapped[str] = mapped_column(IdType, ForeignKey("assets.id", ondelete="CASCADE"))
     project_id: Mapped[str] = mapped_column(IdType)
@@ -89,7 +93,10 @@ class MaintenanceSchedule(IdMixin, Base):
     it is due at whichever comes first."""
 
     __tablename__ = "maintenance_schedules"
-    __table_args__ = (Index("ix_maintenance_schedules_project_id_id", "project_id", "id"),)
+    __table_args__ = (
+        Index("ix_maintenance_schedules_project_id_id", "project_id", "id"),
+        Index("ix_maintenance_schedules_project_updated_id", "project_id", "updated_at", "id"),
+    )
 
     project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
     workspace_id: Mapped[str] = mapped_column(IdType)

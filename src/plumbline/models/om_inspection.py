@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
+from plumbline.db import LIVE, Base, IdMixin, IdType, JSONType, ProjectRecordMixin
 
 
 class InspectionTemplate(IdMixin, ProjectRecordMixin, Base):
@@ -18,6 +18,14 @@ class InspectionTemplate(IdMixin, ProjectRecordMixin, Base):
     __table_args__ = (
         Index("ix_inspection_templates_project_id_id", "project_id", "id"),
         Index("ix_inspection_templates_project_due", "project_id", "next_due_at"),
+        Index(
+            "ix_inspection_templates_project_updated_id",
+            "project_id",
+            "updated_at",
+            "id",
+            sqlite_where=LIVE,
+            postgresql_where=LIVE,
+        ),
     )
 
     name: Mapped[str] = mapped_column(String(200))
@@ -41,6 +49,14 @@ class InspectionRun(IdMixin, ProjectRecordMixin, Base):
         Index("ix_inspection_runs_project_id_id", "project_id", "id"),
         Index("ix_inspection_runs_template_id", "template_id"),
         Index("ix_inspection_runs_project_completed", "project_id", "completed_at"),
+        Index(
+            "ix_inspection_runs_project_updated_id",
+            "project_id",
+            "updated_at",
+            "id",
+            sqlite_where=LIVE,
+            postgresql_where=LIVE,
+        ),
     )
 
     template_id: Mapped[str] = mapped_column(

@@ -6,12 +6,29 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
+from plumbline.db import LIVE, Base, IdMixin, IdType, JSONType, TimestampMixin
 
 
 class Project(IdMixin, TimestampMixin, Base):
     __tablename__ = "projects"
-    __table_args__ = (Index("ix_projects_workspace_created", "workspace_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_projects_workspace_created", "workspace_id", "created_at"),
+        Index(
+            "ix_projects_workspace_id_id",
+            "workspace_id",
+            "id",
+            sqlite_where=LIVE,
+            postgresql_where=LIVE,
+        ),
+        Index(
+            "ix_projects_workspace_updated_id",
+            "workspace_id",
+            "updated_at",
+            "id",
+            sqlite_where=LIVE,
+            postgresql_where=LIVE,
+        ),
+    )
 
     workspace_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("workspaces.id", ondelete="CASCADE")

@@ -13,7 +13,10 @@ class ProposalRevision(IdMixin, Base):
     """The whole proposal as it was sent, once per send (``number`` counts from 1)."""
 
     __tablename__ = "proposal_revisions"
-    __table_args__ = (Index("ix_proposal_revisions_proposal_id_id", "proposal_id", "id"),)
+    __table_args__ = (
+        Index("ix_proposal_revisions_proposal_id_id", "proposal_id", "id"),
+        Index("ix_proposal_revisions_proposal_created_id", "proposal_id", "created_at", "id"),
+    )
 
     proposal_id: Mapped[str] = mapped_column(IdType, ForeignKey("proposals.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
@@ -26,7 +29,10 @@ class ProposalComment(IdMixin, Base):
     """An internal note on a proposal; never shown to the client."""
 
     __tablename__ = "proposal_comments"
-    __table_args__ = (Index("ix_proposal_comments_proposal_id_id", "proposal_id", "id"),)
+    __table_args__ = (
+        Index("ix_proposal_comments_proposal_id_id", "proposal_id", "id"),
+        Index("ix_proposal_comments_proposal_created_id", "proposal_id", "created_at", "id"),
+    )
 
     proposal_id: Mapped[str] = mapped_column(IdType, ForeignKey("proposals.id", ondelete="CASCADE"))
     body: Mapped[str] = mapped_column(Text)
@@ -38,7 +44,10 @@ class ProposalMessage(IdMixin, Base):
     """One message of the thread between the client (portal) and the contractor."""
 
     __tablename__ = "proposal_messages"
-    __table_args__ = (Index("ix_proposal_messages_proposal_id_id", "proposal_id", "id"),)
+    __table_args__ = (
+        Index("ix_proposal_messages_proposal_id_id", "proposal_id", "id"),
+        Index("ix_proposal_messages_proposal_created_id", "proposal_id", "created_at", "id"),
+    )
 
     proposal_id: Mapped[str] = mapped_column(IdType, ForeignKey("proposals.id", ondelete="CASCADE"))
     author: Mapped[str] = mapped_column(String(20))  # CLIENT | CONTRACTOR

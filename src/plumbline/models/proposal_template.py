@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, TimestampMixin
@@ -13,7 +13,11 @@ class ProposalTemplate(IdMixin, TimestampMixin, Base):
     """A workspace's letter template with defaults for new proposals; deleted for good."""
 
     __tablename__ = "proposal_templates"
-    __table_args__ = (UniqueConstraint("workspace_id", "name"),)
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "name"),
+        Index("ix_proposal_templates_workspace_id_id", "workspace_id", "id"),
+        Index("ix_proposal_templates_workspace_updated_id", "workspace_id", "updated_at", "id"),
+    )
 
     workspace_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("workspaces.id", ondelete="CASCADE")

@@ -58,7 +58,10 @@ class RfiMessage(IdMixin, Base):
     """One message of an RFI's thread; ``body`` is sanitised HTML."""
 
     __tablename__ = "rfi_messages"
-    __table_args__ = (Index("ix_rfi_messages_rfi_id", "rfi_id", "id"),)
+    __table_args__ = (
+        Index("ix_rfi_messages_rfi_id", "rfi_id", "id"),
+        Index("ix_rfi_messages_rfi_created_id", "rfi_id", "created_at", "id"),
+    )
 
     rfi_id: Mapped[str] = mapped_column(IdType, ForeignKey("rfis.id", ondelete="CASCADE"))
     project_id: Mapped[str] = mapped_column(IdType)

@@ -4,7 +4,7 @@ one receiver, with every attempt)."""
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType
@@ -17,10 +17,12 @@ class Webhook(IdMixin, Base):
     delivered one."""
 
     __tablename__ = "webhooks"
-
-    project_id: Mapped[str] = mapped_column(
-        IdType, ForeignKey("projects.id", ondelete="CASCADE"), index=True
+    __table_args__ = (
+        Index("ix_webhooks_project_id_id", "project_id", "id"),
+        Index("ix_webhooks_project_updated_id", "project_id", "updated_at", "id"),
     )
+
+    project_id: Mapped[str] = mapped_column(IdType, ForeignKey("projects.id", ondelete="CASCADE"))
     workspace_id: Mapped[str] = mapped_column(IdType)
     url: Mapped[str] = mapped_column(String(2048))
     description: Mapped[str | None] = mapped_column(String(500))
@@ -42,6 +44,11 @@ class WebhookDelivery(Base):
     resource orders the deliveries of one webhook (``webhook.dispatch``)."""
 
     __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        Index(
+            "ix_webhook_deliveries_webhook_updated_event", "webhook_id", "updated_at", "event_id"
+        ),
+    )
 
     webhook_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("webhooks.id", ondelete="CASCADE"), primary_key=True

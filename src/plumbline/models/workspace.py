@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, String, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, TimestampMixin
@@ -32,7 +32,11 @@ class Membership(IdMixin, Base):
     """A user's place in a workspace; ``restricted`` limits them to their project_members rows."""
 
     __tablename__ = "memberships"
-    __table_args__ = (UniqueConstraint("workspace_id", "user_id"),)
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "user_id"),
+        Index("ix_memberships_workspace_id_id", "workspace_id", "id"),
+        Index("ix_memberships_workspace_joined_id", "workspace_id", "joined_at", "id"),
+    )
 
     workspace_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("workspaces.id", ondelete="CASCADE")
@@ -50,9 +54,13 @@ class Invite(IdMixin, Base):
     """A shareable link that joins whoever opens it to the workspace with a role."""
 
     __tablename__ = "invites"
+    __table_args__ = (
+        Index("ix_invites_workspace_id_id", "workspace_id", "id"),
+        Index("ix_invites_workspace_created_id", "workspace_id", "created_at", "id"),
+    )
 
     workspace_id: Mapped[str] = mapped_column(
-        IdType, ForeignKey("workspaces.id", ondelete="CASCADE"), index=True
+        IdType, ForeignKey("workspaces.id", ondelete="CASCADE")
     )
     role: Mapped[str] = mapped_column(String(20))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
@@ -64,9 +72,13 @@ class Invite(IdMixin, Base):
 
 class EmailInvite(IdMixin, Base):
     __tablename__ = "email_invites"
+    __table_args__ = (
+        Index("ix_email_invites_workspace_id_id", "workspace_id", "id"),
+        Index("ix_email_invites_workspace_created_id", "workspace_id", "created_at", "id"),
+    )
 
     workspace_id: Mapped[str] = mapped_column(
-        IdType, ForeignKey("workspaces.id", ondelete="CASCADE"), index=True
+        IdType, ForeignKey("workspaces.id", ondelete="CASCADE")
     )
     email: Mapped[str] = mapped_column(String(320))
     role: Mapped[str] = mapped_column(String(20))

@@ -25,7 +25,7 @@ from plumbline.occupant.schemas import (
 )
 from plumbline.occupant.service import occupants
 from plumbline.openapi import errors
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 # The links are O&M routes of the project; the portal answers anyone holding a token.
 router = make_router(tags=["om"])
@@ -53,7 +53,6 @@ def _qr_responses(kind: ImageKind) -> dict[int | str, dict[str, object]]:
 
 
 @router.get(LINKS, response_model=list[OccupantLinkRead])
-@read_only
 async def list_links(ctx: CanReadLinks, db: DB, page: Page) -> ORJSONResponse:
     """The project's live occupant links, newest first (their tokens are never shown again)."""
     return ORJSONResponse.page(await occupants.list_links(db, ctx, page))
@@ -75,7 +74,6 @@ async def create_link(ctx: CanManageLinks, db: DB, body: OccupantLinkCreate) -> 
         }
     },
 )
-@read_only
 async def link_labels(
     ctx: CanReadLinks,
     db: DB,
@@ -90,7 +88,6 @@ async def link_labels(
 
 
 @router.get(LINKS + "/{linkId}/qr.png", response_class=Response, responses=_qr_responses("png"))
-@read_only
 async def link_qr_png(ctx: CanReadLinks, db: DB, request: Request, linkId: str) -> Response:
     """The link's QR code as a PNG (10 px a module), encoding its occupant page's address."""
     image, filename = await label_service.qr(db, ctx, linkId, "png")
@@ -98,7 +95,6 @@ async def link_qr_png(ctx: CanReadLinks, db: DB, request: Request, linkId: str) 
 
 
 @router.get(LINKS + "/{linkId}/qr.svg", response_class=Response, responses=_qr_responses("svg"))
-@read_only
 async def link_qr_svg(ctx: CanReadLinks, db: DB, request: Request, linkId: str) -> Response:
     """The link's QR code as an SVG (white background), encoding its occupant page's address."""
     image, filename = await label_service.qr(db, ctx, linkId, "svg")
@@ -113,7 +109,6 @@ async def revoke_link(ctx: CanManageLinks, db: DB, linkId: str) -> ORJSONRespons
 
 
 @portal_router.get("/occupant/{token}/meta", response_model=OccupantMeta, responses=EXPIRED)
-@read_only
 async def portal_meta(principal: OccupantLinkToken, db: DB) -> ORJSONResponse:
     """What the reporting page shows: the building (project), its organisation, the asset."""
     return ORJSONResponse(await occupants.meta(db, principal))
@@ -152,7 +147,6 @@ async def complete_photo(
 
 
 @portal_router.get("/occupant/requests/{token}", response_model=TrackedRequest)
-@read_only
 async def track_request(principal: TrackingToken, db: DB) -> ORJSONResponse:
     """Follow a request: its title, status, and when it changed."""
     return ORJSONResponse(await occupants.track(db, principal))

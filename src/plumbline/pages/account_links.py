@@ -31,7 +31,7 @@ from plumbline.pages.account import (
     with_next,
 )
 from plumbline.pages.kit import Brand, branding, posted, text
-from plumbline.routing import make_router
+from plumbline.routing import make_router, transactional
 
 router = make_router(tags=["pages"], include_in_schema=False)
 Token = Annotated[str, Query(max_length=200)]
@@ -100,6 +100,7 @@ def _message(request: Request, heading: str, lead: str, **context: Any) -> Respo
 
 
 @router.get("/account/verify-email", dependencies=PUBLIC)
+@transactional
 async def verify_email(request: Request, db: DB, token: Token = "") -> Response:
     """Verify the address with the e-mailed token, or say why not."""
     try:

@@ -23,7 +23,7 @@ from plumbline.occupant.auth import OccupantLinkToken, TrackingToken
 from plumbline.occupant.schemas import OccupantSubmit
 from plumbline.occupant.service import Photo, occupants
 from plumbline.pages.kit import branding, posted, render, text
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(tags=["pages"], include_in_schema=False)
 
@@ -123,7 +123,6 @@ async def _form_page(
 
 
 @router.get("/portal/occupant/{token}")
-@read_only
 async def report_form(request: Request, principal: OccupantLinkToken, db: DB) -> HTMLResponse:
     """The reporting page of an occupant link: the building, the asset, a short form."""
     return await _form_page(request, db, principal)
@@ -195,7 +194,6 @@ async def _receipt(
 
 
 @router.get("/portal/requests/{token}")
-@read_only
 async def tracked(request: Request, principal: TrackingToken, db: DB) -> HTMLResponse:
     """A request's tracking page: its status and each change since it was reported."""
     found = await occupants.track(db, principal)

@@ -26,7 +26,7 @@ from plumbline.proposal.lifecycle.schemas import MessageIn
 from plumbline.proposal.portal.auth import ProposalClient
 from plumbline.proposal.portal.schemas import AcceptIn, DeclineIn, RequestChangesIn
 from plumbline.proposal.portal.service import portal
-from plumbline.routing import make_router
+from plumbline.routing import make_router, transactional
 
 router = make_router(prefix="/portal/proposals/{token}", tags=["pages"], include_in_schema=False)
 
@@ -138,6 +138,7 @@ async def _answer(
 
 
 @router.get("")
+@transactional
 async def proposal_page(request: Request, client: ProposalClient, db: DB) -> Response:
     """The proposal; the first open counts as the client's view (SENT -> VIEWED)."""
     await portal.viewed(db, client)

@@ -23,13 +23,12 @@ from plumbline.project.schemas import (
     TeamMemberRead,
 )
 from plumbline.project.service import project as project_service
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(tags=["projects"])
 
 
 @router.get("/workspaces/{workspaceId}/projects", response_model=list[ProjectRead])
-@read_only
 async def list_projects(ctx: WorkspaceMember, db: DB, page: Page) -> ORJSONResponse:
     """The workspace's projects the caller can see, newest first."""
     return ORJSONResponse.page(await project_service.list_visible(db, ctx, page))

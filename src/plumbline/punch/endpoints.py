@@ -25,14 +25,13 @@ from plumbline.punch.schemas import (
 from plumbline.punch.service import punch as punch_service
 from plumbline.punch.service import punch_photos
 from plumbline.records.export import csv_response
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/projects/{projectId}/punch", tags=["punch"])
 Filters = Annotated[PunchFilters, Depends(punch_filters)]
 
 
 @router.get("", response_model=list[PunchRead])
-@read_only
 async def list_punch(ctx: CanReadPunch, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
     """List punch items, newest first (filters: status, priority, assignee, trade, text)."""
     return ORJSONResponse.page(await punch_service.list_items(db, ctx, filters, page))
@@ -61,7 +60,6 @@ async def bulk_update_punch(ctx: CanWritePunch, uow: UoW, body: PunchBulkUpdate)
 
 
 @router.get("/{punchId}", response_model=PunchRead)
-@read_only
 async def get_punch(ctx: CanReadPunch, db: DB, punchId: str) -> ORJSONResponse:
     """One punch item."""
     return ORJSONResponse(await punch_service.get(db, ctx, punchId))

@@ -31,7 +31,7 @@ from plumbline.rfi.schemas import (
     Status,
 )
 from plumbline.rfi.service import rfi as rfi_service
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/projects/{projectId}/rfi", tags=["rfi"])
 
@@ -55,7 +55,6 @@ Filters = Annotated[RfiFilters, Depends(rfi_filters)]
 
 
 @router.get("", response_model=list[RfiRead])
-@read_only
 async def list_rfis(ctx: CanReadRfi, db: DB, page: Page, filters: Filters) -> ORJSONResponse:
     """List the project's RFIs, newest first."""
     return ORJSONResponse.page(await rfi_service.list_rfis(db, ctx, filters, page))
@@ -79,7 +78,6 @@ async def export_rfis(ctx: CanReadRfi, filters: Filters) -> StreamingResponse:
 
 
 @router.get("/{rfiId}", response_model=RfiRead)
-@read_only
 async def read_rfi(ctx: CanReadRfi, db: DB, rfiId: str) -> ORJSONResponse:
     """Read one RFI."""
     return ORJSONResponse(await rfi_service.read(db, ctx, rfiId))
@@ -99,7 +97,6 @@ async def delete_rfi(ctx: CanWriteRfi, db: DB, rfiId: str) -> ORJSONResponse:
 
 
 @router.get("/{rfiId}/messages", response_model=list[RfiMessageRead])
-@read_only
 async def list_rfi_messages(ctx: CanReadRfi, db: DB, page: Page, rfiId: str) -> ORJSONResponse:
     """List an RFI's messages, newest first."""
     return ORJSONResponse.page(await rfi_messages.list_messages(db, ctx, rfiId, page))

@@ -7,7 +7,7 @@ from fastapi.responses import StreamingResponse
 from plumbline.db import DB
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.records.export import csv_response
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 from plumbline.schedule.auth import CanReadSchedule, CanWriteSchedule
 from plumbline.schedule.schemas import ScheduleIn, ScheduleRead
 from plumbline.schedule.service import schedule as schedule_service
@@ -16,7 +16,6 @@ router = make_router(prefix="/projects/{projectId}/schedule", tags=["schedule"])
 
 
 @router.get("", response_model=ScheduleRead)
-@read_only
 async def get_schedule(ctx: CanReadSchedule, db: DB) -> ORJSONResponse:
     """The project's schedule: its tasks in order (none yet: an empty list, version 0)."""
     return ORJSONResponse(await schedule_service.get(db, ctx))
@@ -33,7 +32,6 @@ async def replace_schedule(ctx: CanWriteSchedule, db: DB, body: ScheduleIn) -> O
     response_class=StreamingResponse,
     responses={200: {"content": {"text/csv": {}}, "description": "CSV, one row per task"}},
 )
-@read_only
 async def export_schedule(ctx: CanReadSchedule, db: DB) -> StreamingResponse:
     """Export the schedule as CSV, in task order."""
     body = await schedule_service.export_csv(db, ctx)

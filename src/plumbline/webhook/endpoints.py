@@ -10,7 +10,7 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.openapi import errors
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 from plumbline.webhook.auth import CanReadWebhooks, CanWriteWebhooks
 from plumbline.webhook.schemas import (
     WebhookCreate,
@@ -28,7 +28,6 @@ Status = Annotated[
 
 
 @router.get("", response_model=list[WebhookRead])
-@read_only
 async def list_webhooks(ctx: CanReadWebhooks, db: DB, page: Page) -> ORJSONResponse:
     """The project's webhooks (never their secrets), newest first."""
     return ORJSONResponse.page(await webhook_service.list_webhooks(db, ctx, page))
@@ -41,7 +40,6 @@ async def create_webhook(ctx: CanWriteWebhooks, db: DB, body: WebhookCreate) -> 
 
 
 @router.get("/{webhookId}", response_model=WebhookRead)
-@read_only
 async def get_webhook(ctx: CanReadWebhooks, db: DB, webhookId: str) -> ORJSONResponse:
     """One webhook."""
     return ORJSONResponse(await webhook_service.get(db, ctx, webhookId))
@@ -75,7 +73,6 @@ async def test_webhook(ctx: CanWriteWebhooks, uow: UoW, webhookId: str) -> ORJSO
 
 
 @router.get("/{webhookId}/deliveries", response_model=list[WebhookDeliveryRead])
-@read_only
 async def list_deliveries(
     ctx: CanReadWebhooks, db: DB, webhookId: str, page: Page, status: Status = None
 ) -> ORJSONResponse:

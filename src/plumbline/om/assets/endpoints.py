@@ -23,13 +23,12 @@ from plumbline.om.assets.schemas import (
 from plumbline.om.assets.service import asset_service
 from plumbline.om.auth import CanReadOm, CanSetupOm, CanWorkOm
 from plumbline.records.bulk import BULK_RESPONSES, UpsertAnswer
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/projects/{projectId}/om/assets", tags=["om"])
 
 
 @router.get("", response_model=list[AssetRead])
-@read_only
 async def list_assets(
     ctx: CanReadOm,
     db: DB,
@@ -55,7 +54,6 @@ async def bulk_upsert_assets(ctx: CanSetupOm, uow: UoW, body: AssetBulk) -> ORJS
 
 
 @router.get("/{assetId}", response_model=AssetRead)
-@read_only
 async def get_asset(ctx: CanReadOm, db: DB, assetId: str) -> ORJSONResponse:
     """One asset."""
     return ORJSONResponse(await asset_service.get(db, ctx, assetId))
@@ -93,7 +91,6 @@ async def record_reading(
 
 
 @router.get("/{assetId}/meter-readings", response_model=list[ReadingRead])
-@read_only
 async def list_readings(
     ctx: CanReadOm,
     db: DB,

@@ -29,7 +29,7 @@ from plumbline.om.inspections.service import run_photos
 from plumbline.om.inspections.service import runs as run_service
 from plumbline.om.inspections.templates import templates as template_service
 from plumbline.records import seen
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 # Routes with a body about one run: the run is looked up (404) before the body is read.
 CanWorkOnRun = Annotated[ProjectContext, Depends(seen(CanWorkOm, run_service.require, "runId"))]
@@ -39,7 +39,6 @@ runs = make_router(prefix="/projects/{projectId}/om/inspection-runs", tags=["om"
 
 
 @templates.get("", response_model=list[InspectionTemplateRead])
-@read_only
 async def list_inspection_templates(ctx: CanReadOm, db: DB, page: Page) -> ORJSONResponse:
     """List the project's inspection templates, newest first."""
     rows, headers = await template_service.list_templates(db, ctx, page)
@@ -55,7 +54,6 @@ async def create_inspection_template(
 
 
 @templates.get("/{templateId}", response_model=InspectionTemplateRead)
-@read_only
 async def get_inspection_template(ctx: CanReadOm, db: DB, templateId: str) -> ORJSONResponse:
     """One inspection template."""
     return ORJSONResponse(await template_service.get_template(db, ctx, templateId))
@@ -77,7 +75,6 @@ async def delete_inspection_template(ctx: CanSetupOm, db: DB, templateId: str) -
 
 
 @runs.get("", response_model=list[RunRead])
-@read_only
 async def list_inspection_runs(
     ctx: CanReadOm,
     db: DB,
@@ -100,7 +97,6 @@ async def create_inspection_run(ctx: CanWorkOm, db: DB, body: RunCreate) -> ORJS
 
 
 @runs.get("/{runId}", response_model=RunRead)
-@read_only
 async def get_inspection_run(ctx: CanReadOm, db: DB, runId: str) -> ORJSONResponse:
     """One inspection run with its results and photos."""
     return ORJSONResponse(await run_service.get_run(db, ctx, runId))
@@ -152,7 +148,6 @@ async def complete_inspection_photo(
     response_class=Response,
     responses={200: {"content": {"application/pdf": {}}, "description": "The run's report"}},
 )
-@read_only
 async def inspection_run_report(ctx: CanReadOm, db: DB, runId: str) -> Response:
     """The run's report as a PDF: items, outcomes, notes, photos, signer, follow-ups."""
     document, filename = await run_service.report(db, ctx, runId)

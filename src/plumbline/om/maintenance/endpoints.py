@@ -19,13 +19,12 @@ from plumbline.om.maintenance.schemas import (
 )
 from plumbline.om.maintenance.service import maintenance
 from plumbline.om.maintenance.work_orders import work_orders
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/projects/{projectId}/om/maintenance", tags=["om"])
 
 
 @router.get("", response_model=list[MaintenanceScheduleRead])
-@read_only
 async def list_schedules(
     ctx: CanReadOm,
     db: DB,
@@ -53,7 +52,6 @@ async def generate_work_orders(ctx: CanWorkOm, uow: UoW) -> ORJSONResponse:
 
 
 @router.get("/{scheduleId}", response_model=MaintenanceScheduleRead)
-@read_only
 async def get_schedule(ctx: CanReadOm, db: DB, scheduleId: str) -> ORJSONResponse:
     """One maintenance schedule."""
     return ORJSONResponse(await maintenance.get(db, ctx, scheduleId))

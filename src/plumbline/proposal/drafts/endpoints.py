@@ -15,13 +15,12 @@ from plumbline.proposal.drafts.schemas import (
 )
 from plumbline.proposal.drafts.service import proposal as proposal_service
 from plumbline.proposal.read import ProposalRead
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/projects/{projectId}/proposals", tags=["proposals"])
 
 
 @router.get("", response_model=list[ProposalRead])
-@read_only
 async def list_proposals(
     ctx: CanReadProposals, db: DB, filters: Filters, page: Page
 ) -> ORJSONResponse:
@@ -38,7 +37,6 @@ async def create_proposal(ctx: CanWriteProposals, db: DB, body: ProposalCreate) 
 
 
 @router.get("/analytics/summary", response_model=AnalyticsSummary)
-@read_only
 async def proposal_analytics(ctx: CanReadProposals, db: DB) -> ORJSONResponse:
     """The project's proposals in figures: counts per status, pipeline and accepted value,
     win rate and the average days from sending to the client's decision."""
@@ -46,7 +44,6 @@ async def proposal_analytics(ctx: CanReadProposals, db: DB) -> ORJSONResponse:
 
 
 @router.get("/{proposalId}", response_model=ProposalRead)
-@read_only
 async def get_proposal(ctx: CanReadProposals, db: DB, proposalId: str) -> ORJSONResponse:
     """One proposal."""
     return ORJSONResponse(await proposal_service.get(db, ctx, proposalId))
@@ -57,7 +54,6 @@ async def get_proposal(ctx: CanReadProposals, db: DB, proposalId: str) -> ORJSON
     response_class=Response,
     responses={200: {"content": {"application/pdf": {}}, "description": "The proposal as PDF"}},
 )
-@read_only
 async def proposal_pdf(ctx: CanReadProposals, db: DB, proposalId: str) -> Response:
     """The proposal as a PDF: parties, letter, price table, totals, acceptance block."""
     document, filename = await proposal_service.pdf(db, ctx, proposalId)

@@ -14,7 +14,7 @@ from plumbline.proposal.lifecycle.schemas import (
 )
 from plumbline.proposal.lifecycle.service import lifecycle
 from plumbline.proposal.read import ProposalRead
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(prefix="/projects/{projectId}/proposals/{proposalId}", tags=["proposals"])
 
@@ -39,7 +39,6 @@ async def duplicate_proposal(ctx: CanWriteProposals, db: DB, proposalId: str) ->
 
 
 @router.get("/revisions", response_model=list[ProposalRevisionRead])
-@read_only
 async def list_revisions(
     ctx: CanReadProposals, db: DB, proposalId: str, page: Page
 ) -> ORJSONResponse:
@@ -49,7 +48,6 @@ async def list_revisions(
 
 
 @router.get("/comments", response_model=list[ProposalCommentRead])
-@read_only
 async def list_comments(
     ctx: CanReadProposals, db: DB, proposalId: str, page: Page
 ) -> ORJSONResponse:
@@ -67,7 +65,6 @@ async def add_comment(
 
 
 @router.get("/messages", response_model=list[ProposalMessageRead])
-@read_only
 async def list_messages(
     ctx: CanReadProposals, db: DB, proposalId: str, page: Page
 ) -> ORJSONResponse:

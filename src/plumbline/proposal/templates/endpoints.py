@@ -11,7 +11,7 @@ from plumbline.proposal.templates.schemas import (
     ProposalTemplateUpdate,
 )
 from plumbline.proposal.templates.service import proposal_template as template_service
-from plumbline.routing import make_router, read_only
+from plumbline.routing import make_router
 
 router = make_router(
     prefix="/workspaces/{workspaceId}/proposal-templates", tags=["proposal-templates"]
@@ -19,7 +19,6 @@ router = make_router(
 
 
 @router.get("", response_model=list[ProposalTemplateRead])
-@read_only
 async def list_templates(ctx: CanReadTemplates, db: DB, page: Page) -> ORJSONResponse:
     """The workspace's proposal templates, newest first (members read them)."""
     rows, headers = await template_service.list_templates(db, ctx, page)
