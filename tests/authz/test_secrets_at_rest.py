@@ -24,6 +24,7 @@ import pytest
 from pydantic import SecretStr
 from sqlalchemy import MetaData, select
 
+from plumbline.api import ROUTERS
 from plumbline.cloud import oauth
 from plumbline.config import settings
 from plumbline.db import database
@@ -43,6 +44,15 @@ ID = re.compile(r"[0-9a-f]{32}")
 SECRET_FIELDS = re.compile(r"(?i)(token|secret|apikey|^key$|url|link|location)")
 TOKEN = re.compile(r"[A-Za-z0-9_\-.~+/=]+")  # no spaces, no punctuation of prose
 URL = re.compile(r"https?://[^\s\"'<>]+")
+# The fixed words of our routes' paths: a link's segment that is one ("inspection-templates",
+# in the links of digests other tests of the worker sent) is no secret.
+PATH_WORDS = {
+    word
+    for _, router in ROUTERS
+    for route in router.routes
+    for word in str(getattr(route, "path", "")).split("/")
+    if "{" not in word
+}
 
 
 @dataclass
@@ -91,7 +101,8 @@ class Captured:
         if parts.netloc and not url.startswith(settings.public_url):
             return  # another site's link (a provider's, a receiver's): not ours to keep
         for segment in parts.path.split("/"):
-            self.add(segment.removesuffix(".ics"), where)
+            if segment not in PATH_WORDS:
+                self.add(segment.removesuffix(".ics"), where)
         for _, value in parse_qsl(parts.query):
             self.add(value, where)
 
