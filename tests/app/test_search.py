@@ -120,7 +120,7 @@ RESOURCES = {
 
 async def _found(client: httpx.AsyncClient, world: World, path: str, q: str) -> list[str]:
     url = "/api/v1" + path.format(p=world.project.id, w=world.workspace.id)
-    response = await client.get(url, params={"q": q}, headers=world.manager.headers)
+    response = await client.get(url, params={"q": q, "limit": 1000}, headers=world.manager.headers)
     assert response.status_code == 200, response.text
     return [row["id"] for row in response.json()]
 
