@@ -73,10 +73,13 @@ class Fields:
         """The response of one record from a row that starts with ``columns`` (in that order)
         and the module's own fields ``extra``."""
         result = self._template.copy()
-        result.update(zip(self._column_names, row, strict=False))
+        result.update(zip(self._column_names, row, strict=False))  # may hold more than ``columns``
         for name, format_ in self._formats:
-            result[name] = format_(result[name])
-        result.update(extra)
+            value = result[name]
+            if value is not None:  # a None stays None: no call
+                result[name] = format_(value)
+        if extra:
+            result.update(extra)
         return result
 
     def read(self, values: Mapping[Any, Any], **extra: Any) -> dict[str, Any]:
