@@ -11,7 +11,10 @@ larger share of the baseline's time than of the app's, so its ratio is not the t
 ``BENCH_INSTR_ROUTE=list`` counts GET /api/v1/projects/{p}/issues over BENCH_ISSUES (1,000)
 issues instead, for the app and the baseline only (the floors serve the create alone);
 ``BENCH_INSTR_ROUTE=projects`` GET /api/v1/workspaces/{w}/projects over BENCH_PROJECTS (100),
-session cookie, for the app only (its router is listed thirteenth in ``api.py``).
+session cookie, for the app, the baseline and the two floors of ``BENCH_FLOOR_ROUTE=projects
+python -m benchmarks.floor`` (``fastapi+sqlalchemy``: one route; ``behind-routes``: the same
+route behind the routes the app tries first). ``BENCH_INSTR_OUT=DIR`` keeps callgrind's
+output per app (``DIR/callgrind.<app>``) for ``callgrind_annotate``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import orjson
@@ -40,8 +45,9 @@ APPS = os.environ.get(
     if ROUTE == "create"
     else "plumbline,baseline"
     if ROUTE == "list"
-    else "plumbline",
+    else "plumbline,baseline,fastapi+sqlalchemy,behind-routes",
 ).split(",")
+OUT = os.environ.get("BENCH_INSTR_OUT")
 WARM_UP = 150 if ROUTE == "create" else 20
 
 
@@ -80,13 +86,32 @@ async def _get(app: App, path: str, key: str) -> int:
 _call = _post if ROUTE == "create" else _get
 
 
+@asynccontextmanager
+async def _served_projects(which: str, seeded: dict[str, str]) -> AsyncIterator[tuple[App, str]]:
+    """The projects list's app (``plumbline``, ``baseline`` or a floor) and its path."""
+    path = f"/workspaces/{seeded['workspaceId']}/projects"
+    if which == "plumbline":
+        from plumbline.app import create_app
+
+        yield create_app(), f"/api/v1{path}"
+        return
+    from benchmarks import baselines, floor
+
+    apps: dict[str, tuple[Any, Any]] = {
+        "baseline": (lambda: baselines.projects_app, floor.pool_open),
+        "fastapi+sqlalchemy": (floor.projects_fastapi_sqlalchemy, floor.engine_open),
+        "behind-routes": (floor.projects_behind_routes, floor.engine_open),
+    }
+    make, opened = apps[which]
+    async with opened():
+        yield make(), path
+
+
 async def _count(which: str, seeded: dict[str, str]) -> None:
     """One side, under callgrind: warm up, then wait for the parent to switch counting on."""
-    async with served(which, seeded) as (app, path):
-        if ROUTE == "projects":
-            path, key = f"/api/v1/workspaces/{seeded['workspaceId']}/projects", seeded["cookie"]
-        else:
-            key = seeded["key"]
+    serving = _served_projects if ROUTE == "projects" else served
+    async with serving(which, seeded) as (app, path):
+        key = seeded["cookie"] if ROUTE == "projects" else seeded["key"]
         for _ in range(WARM_UP):
             status = await _call(app, path, key)
             assert status == 200, status
@@ -106,7 +131,7 @@ def _instructions(which: str, env: dict[str, str]) -> int:
             "valgrind",
             "--tool=callgrind",
             "--instr-atstart=no",
-            "--callgrind-out-file=/dev/null",
+            f"--callgrind-out-file={os.path.join(OUT, f'callgrind.{which}') if OUT else '/dev/null'}",
             sys.executable,
             "-m",
             "benchmarks.instructions",
