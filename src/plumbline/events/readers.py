@@ -27,6 +27,8 @@ READER_MODULES = (
     "plumbline.om.assets.service",
     "plumbline.om.maintenance.service",
     "plumbline.om.inspections.service",
+    "plumbline.om.parts.service",
+    "plumbline.om.costs.service",
     "plumbline.schedule.service",
     "plumbline.material.service",
     "plumbline.file.files",

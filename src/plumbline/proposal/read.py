@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.events.readers import reader
 from plumbline.kit import clock, money
+from plumbline.kit.money import number_text
 from plumbline.models import Project, Proposal, Workspace
 from plumbline.proposal.document import letter
 from plumbline.proposal.status import ProposalStatus, shown
@@ -104,14 +105,6 @@ ITEM_FIELDS = tuple(PortalItem.model_fields)
 
 MONEY = ("subtotal", "workAmount", "taxAmount", "discount", "total")
 PERCENT = ("workPricePercent", "taxPercent")
-FOUR = Decimal("0.0001")
-
-
-def number_text(value: Decimal) -> str:
-    """A quantity, rate or percentage as a plain decimal string, at least two places."""
-    text = format(value.quantize(FOUR).normalize(), "f")
-    whole, _, fraction = text.partition(".")
-    return f"{whole}.{fraction.ljust(2, '0')}"
 
 
 def to_read(values: Mapping[Any, Any], now: str | None = None) -> dict[str, Any]:
