@@ -39,6 +39,8 @@ from plumbline.om.inspections.endpoints import templates as inspection_template_
 from plumbline.om.maintenance.endpoints import router as om_maintenance_router
 from plumbline.om.parts.endpoints import parts_router as om_parts_router
 from plumbline.om.parts.endpoints import router as om_stock_router
+from plumbline.om.purchasing.endpoints import router as om_orders_router
+from plumbline.om.purchasing.endpoints import vendors_router as om_vendors_router
 from plumbline.pages import routers as page_routers
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
@@ -74,6 +76,8 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, om_stock_router),
     (API_V1, om_costs_router),
     (API_V1, om_rates_router),
+    (API_V1, om_vendors_router),
+    (API_V1, om_orders_router),
     (API_V1, inspection_template_router),
     (API_V1, inspection_run_router),
     (API_V1, fm_dashboard_router),

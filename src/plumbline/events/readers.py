@@ -29,6 +29,7 @@ READER_MODULES = (
     "plumbline.om.inspections.service",
     "plumbline.om.parts.service",
     "plumbline.om.costs.service",
+    "plumbline.om.purchasing.service",
     "plumbline.schedule.service",
     "plumbline.material.service",
     "plumbline.file.files",
