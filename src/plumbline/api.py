@@ -41,6 +41,7 @@ from plumbline.om.parts.endpoints import parts_router as om_parts_router
 from plumbline.om.parts.endpoints import router as om_stock_router
 from plumbline.om.purchasing.endpoints import router as om_orders_router
 from plumbline.om.purchasing.endpoints import vendors_router as om_vendors_router
+from plumbline.om.reliability.endpoints import router as om_reliability_router
 from plumbline.pages import routers as page_routers
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
@@ -78,6 +79,7 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, om_rates_router),
     (API_V1, om_vendors_router),
     (API_V1, om_orders_router),
+    (API_V1, om_reliability_router),
     (API_V1, inspection_template_router),
     (API_V1, inspection_run_router),
     (API_V1, fm_dashboard_router),

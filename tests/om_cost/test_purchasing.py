@@ -15,8 +15,6 @@ from plumbline.models import StockMove
 from tests.factories import World, make_world, om_url, om_world, read_mails
 from tests.om_cost.helpers import create_location, create_part, ok, stock_of
 
-PDF_OUT = Path("/tmp/maint-po.pdf")
-
 
 async def create_vendor(client: httpx.AsyncClient, world: World, **body: Any) -> dict[str, Any]:
     payload = {"name": "Acme Spares", "contactName": "Rita Ramos"} | body
@@ -76,7 +74,6 @@ async def test_an_order_is_approved_ordered_partly_received_and_received(
     assert served.status_code == 200 and served.headers["content-type"] == "application/pdf"
     # deterministic: the same order, the same bytes (dated by the order, not the clock)
     assert served.content == (await client.get(one + "/pdf", headers=world.member.headers)).content
-    PDF_OUT.write_bytes(served.content)
 
     belt_line, filt_line = (line["id"] for line in ordered["lines"])
     over = {"lines": [{"lineId": belt_line, "quantity": 5}]}

@@ -30,6 +30,7 @@ READER_MODULES = (
     "plumbline.om.parts.service",
     "plumbline.om.costs.service",
     "plumbline.om.purchasing.service",
+    "plumbline.om.reliability.service",
     "plumbline.schedule.service",
     "plumbline.material.service",
     "plumbline.file.files",
