@@ -128,6 +128,8 @@ class WorkOrderCost(IdMixin, Base):
         Index("ix_om_work_order_costs_project_id_id", "project_id", "id"),
         Index("ix_om_work_order_costs_project_updated_id", "project_id", "updated_at", "id"),
         Index("ix_om_work_order_costs_work_order", "work_order_id"),
+        # the reliability report and the dashboard sum a window of a project's costs
+        Index("ix_om_work_order_costs_project_incurred", "project_id", "incurred_at"),
         # one running timer per person
         Index(
             "uq_om_work_order_costs_running",

@@ -361,6 +361,9 @@ def upgrade() -> None:
         )
         batch_op.create_index("ix_om_work_order_costs_work_order", ["work_order_id"], unique=False)
         batch_op.create_index(
+            "ix_om_work_order_costs_project_incurred", ["project_id", "incurred_at"], unique=False
+        )
+        batch_op.create_index(
             "uq_om_work_order_costs_running",
             ["user_id"],
             unique=True,
@@ -407,6 +410,7 @@ def downgrade() -> None:
             postgresql_where=sa.text("running"),
         )
         batch_op.drop_index("ix_om_work_order_costs_work_order")
+        batch_op.drop_index("ix_om_work_order_costs_project_incurred")
         batch_op.drop_index("ix_om_work_order_costs_project_updated_id")
         batch_op.drop_index("ix_om_work_order_costs_project_id_id")
 

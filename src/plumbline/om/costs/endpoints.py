@@ -11,6 +11,7 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.om.auth import CanReadOm, CanReadOmWorkspace, CanSetupOmWorkspace, CanWorkOm
+from plumbline.om.costs.rates import rates
 from plumbline.om.costs.schemas import (
     CostFilters,
     CostRead,
@@ -102,10 +103,10 @@ async def export_costs(ctx: CanReadOm, filters: Filters) -> StreamingResponse:
 @read_only
 async def get_rate(ctx: CanReadOmWorkspace, db: DB, userId: str) -> ORJSONResponse:
     """A member's hourly labour rate."""
-    return ORJSONResponse(await costs.get_rate(db, ctx, userId))
+    return ORJSONResponse(await rates.get_rate(db, ctx, userId))
 
 
 @rates_router.put("/{userId}", response_model=RateRead)
 async def set_rate(ctx: CanSetupOmWorkspace, db: DB, userId: str, body: RateSet) -> ORJSONResponse:
     """Set a member's hourly labour rate (MANAGER+)."""
-    return ORJSONResponse(await costs.set_rate(db, ctx, userId, body))
+    return ORJSONResponse(await rates.set_rate(db, ctx, userId, body))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from fastapi import Query
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field, Strict, StringConstraints
 
 from plumbline.kit.schema import Money, Quantity, Schema
 from plumbline.om.schema import Instant
@@ -38,7 +38,7 @@ class LabourCreate(Schema):
     user_id: Ref | None = Field(default=None, description="Who worked; default: the caller")
     started_at: Instant | None = None
     ended_at: Instant | None = None
-    minutes: Annotated[int, Field(ge=1, le=DAY_MINUTES)] | None = None
+    minutes: Annotated[int, Strict(), Field(ge=1, le=DAY_MINUTES)] | None = None
     hourly_rate: Quantity | None = Field(
         default=None, description="Default: the person's labour rate in the workspace"
     )

@@ -16,7 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_change, created
 from plumbline.authz.project import ProjectContext
-from plumbline.authz.workspace import WorkspaceContext
 from plumbline.errors import Conflict, InvalidField, NotFound, found
 from plumbline.events.readers import reader
 from plumbline.kit import clock, money
@@ -24,7 +23,7 @@ from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
 from plumbline.kit.money import number_text
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Issue, LabourRate, WorkOrderCost
+from plumbline.models import Issue, WorkOrderCost
 from plumbline.om.costs import repository as repo
 from plumbline.om.costs.repository import FIELDS
 from plumbline.om.costs.schemas import (
@@ -32,7 +31,6 @@ from plumbline.om.costs.schemas import (
     LabourCreate,
     OtherCreate,
     PartUse,
-    RateSet,
     TimerStart,
 )
 from plumbline.om.parts.service import counted, stock
@@ -393,48 +391,6 @@ class CostService:
             f"{ENTITY}.deleted",
             {"amount": [money.text(line.amount), None]},
         )
-
-    async def set_rate(
-        self, db: AsyncSession, ctx: WorkspaceContext, user_id: str, body: RateSet
-    ) -> dict[str, Any]:
-        """A member's hourly rate (MANAGER+), used by their labour entries from now on."""
-        if not await repo.is_member(db, ctx.workspace.id, user_id):
-            raise NotFound("Member not found")
-        rate = await repo.rate(db, ctx.workspace.id, user_id)
-        now = clock.now()
-        old = None if rate is None else number_text(Decimal(rate.hourly_rate))
-        if rate is None:
-            rate = LabourRate(
-                workspace_id=ctx.workspace.id,
-                user_id=user_id,
-                hourly_rate=body.hourly_rate,
-                updated_at=now,
-            )
-            db.add(rate)
-        else:
-            rate.hourly_rate = body.hourly_rate
-            rate.updated_at = now
-        await db.flush()
-        new = number_text(body.hourly_rate)
-        await audit_change(
-            db, ctx, ("labour_rate", user_id), "labour_rate.set", {"hourlyRate": [old, new]}
-        )
-        return _rate_view(rate)
-
-    async def get_rate(
-        self, db: AsyncSession, ctx: WorkspaceContext, user_id: str
-    ) -> dict[str, Any]:
-        rate = found(await repo.rate(db, ctx.workspace.id, user_id), "Labour rate not found")
-        return _rate_view(rate)
-
-
-def _rate_view(rate: LabourRate) -> dict[str, Any]:
-    return {
-        "userId": rate.user_id,
-        "workspaceId": rate.workspace_id,
-        "hourlyRate": number_text(Decimal(rate.hourly_rate)),
-        "updatedAt": clock.iso(rate.updated_at),
-    }
 
 
 costs = CostService()

@@ -17,6 +17,7 @@ from plumbline.om.auth import (
     CanSetupOmWorkspace,
     CanWorkOm,
 )
+from plumbline.om.parts.catalogue import part_service
 from plumbline.om.parts.schemas import (
     AdjustmentCreate,
     LevelFilters,
@@ -33,7 +34,7 @@ from plumbline.om.parts.schemas import (
     level_filters,
     move_filters,
 )
-from plumbline.om.parts.service import MOVE_HEADER, part_service, stock
+from plumbline.om.parts.service import MOVE_HEADER, stock
 from plumbline.openapi import errors
 from plumbline.records.export import csv_response, stream
 from plumbline.routing import make_router, read_only

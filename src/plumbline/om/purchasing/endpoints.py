@@ -23,7 +23,8 @@ from plumbline.om.purchasing.schemas import (
     VendorUpdate,
     order_filters,
 )
-from plumbline.om.purchasing.service import orders, vendors
+from plumbline.om.purchasing.service import orders
+from plumbline.om.purchasing.vendors import vendors
 from plumbline.openapi import errors
 from plumbline.routing import make_router, read_only
 
