@@ -326,3 +326,30 @@ async def test_the_lists_take_a_fixed_number_of_statements(client: httpx.AsyncCl
             )
         )
     assert await counts() == few
+
+
+async def test_the_change_feed_carries_stock_moves_and_cost_lines_as_the_api_answers_them(
+    client: httpx.AsyncClient,
+) -> None:
+    world = await om_world()
+    part = await create_part(client, world)
+    room = await create_location(client, world)
+    moved = await receive(client, world, part["id"], room["id"], 2)
+    order = await create_work_order(client, world)
+    other = {"category": "OTHER", "description": "Skip hire", "amount": "80.00"}
+    line = await ok(
+        await client.post(
+            costs_url(world, order["id"], "/other"), json=other, headers=world.member.headers
+        )
+    )
+    page = await ok(
+        await client.get(
+            f"/api/v1/projects/{world.project.id}/changes",
+            params={"types": "stock_move,work_order_cost"},
+            headers=world.member.headers,
+        )
+    )
+    assert [(c["type"], c["data"]) for c in page["changes"]] == [
+        ("stock_move", moved),
+        ("work_order_cost", line),
+    ]

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from plumbline.db import database
 from plumbline.kit.ids import new_id
 from plumbline.models import StockMove
-from tests.factories import World, make_world, om_url, om_world, read_mails
+from tests.factories import QueryCounter, World, make_world, om_url, om_world, read_mails
 from tests.om_cost.helpers import create_location, create_part, ok, stock_of
 
 
@@ -141,3 +141,63 @@ async def test_vendors_are_kept_by_managers_and_hidden_from_other_workspaces(
     )
     assert response.status_code == 400
     assert response.json()["details"][0]["field"] == "vendorId"
+
+
+async def test_the_vendor_order_and_downtime_lists_take_a_fixed_number_of_statements(
+    client: httpx.AsyncClient,
+) -> None:
+    world = await om_world()
+    room = await create_location(client, world)
+    part = await create_part(client, world)
+    asset = (
+        await ok(
+            await client.post(
+                om_url(world.project, "/assets"),
+                json={"tag": f"P-{new_id()[-6:]}", "name": "Pump"},
+                headers=world.manager.headers,
+            )
+        )
+    )["id"]
+    paths = [
+        f"/api/v1/workspaces/{world.workspace.id}/vendors",
+        om_url(world.project, "/purchase-orders"),
+        om_url(world.project, f"/assets/{asset}/downtime"),
+    ]
+
+    async def make(n: int) -> None:
+        vendor = await create_vendor(client, world)
+        body = {
+            "vendorId": vendor["id"],
+            "locationId": room["id"],
+            "lines": [{"partId": part["id"], "quantity": 1}],
+        }
+        await ok(
+            await client.post(
+                om_url(world.project, "/purchase-orders"), json=body, headers=world.manager.headers
+            )
+        )
+        down = {
+            "startedAt": f"2026-02-{n + 1:02d}T08:00:00Z",
+            "endedAt": f"2026-02-{n + 1:02d}T09:00:00Z",
+        }
+        await ok(
+            await client.post(
+                om_url(world.project, f"/assets/{asset}/downtime"),
+                json=down,
+                headers=world.member.headers,
+            )
+        )
+
+    async def counts() -> list[int]:
+        found = []
+        for path in paths:
+            with QueryCounter() as counter:
+                await ok(await client.get(path, headers=world.member.headers))
+            found.append(len(counter.statements))
+        return found
+
+    await make(0)
+    few = await counts()
+    for n in range(1, 6):
+        await make(n)
+    assert await counts() == few
