@@ -81,8 +81,11 @@ async def _work(api: Api, base: str, store: str, filters: str, belts: str, oil: 
     )  # fmt: skip
     costs = f"{om}/work-orders/{trip['id']}/costs"
     await api(
-        "POST", f"{costs}/parts", json={"partId": oil, "locationId": store, "quantity": "6.5"}
-    )
+        "POST",
+        f"{costs}/parts",
+        json={"partId": oil, "locationId": store, "quantity": "6.5",
+              "incurredAt": f"{day(-5)}T09:00:00Z"},
+    )  # fmt: skip
     await api(
         "POST",
         f"{costs}/labour",
@@ -93,12 +96,17 @@ async def _work(api: Api, base: str, store: str, filters: str, belts: str, oil: 
         "POST",
         f"{costs}/other",
         json={"category": "CONTRACTOR", "description": "Refrigerant leak test (Cascade Cooling)",
-              "amount": "420.00"},
+              "amount": "420.00", "incurredAt": f"{day(-4)}T11:00:00Z"},
     )  # fmt: skip
     await api(
         "POST",
         f"{costs}/other",
-        json={"category": "TRAVEL", "description": "Out-of-hours call-out", "amount": "65.00"},
+        json={
+            "category": "TRAVEL",
+            "description": "Out-of-hours call-out",
+            "amount": "65.00",
+            "incurredAt": f"{day(-5)}T07:00:00Z",
+        },
     )
     filters_order = await api(
         "POST",
@@ -107,11 +115,18 @@ async def _work(api: Api, base: str, store: str, filters: str, belts: str, oil: 
               "workOrderType": "CORRECTIVE", "assetId": ahu["id"]},
     )  # fmt: skip
     costs = f"{om}/work-orders/{filters_order['id']}/costs"
+    when = f"{day(-3)}T10:00:00Z"
+    for part, quantity in ((filters, 12), (belts, 2)):
+        await api(
+            "POST",
+            f"{costs}/parts",
+            json={"partId": part, "locationId": store, "quantity": quantity, "incurredAt": when},
+        )
     await api(
-        "POST", f"{costs}/parts", json={"partId": filters, "locationId": store, "quantity": 12}
+        "POST",
+        f"{costs}/labour",
+        json={"minutes": 90, "description": "Filters and belts", "incurredAt": when},
     )
-    await api("POST", f"{costs}/parts", json={"partId": belts, "locationId": store, "quantity": 2})
-    await api("POST", f"{costs}/labour", json={"minutes": 90, "description": "Filters and belts"})
     await api("PATCH", f"{base}/issues/{filters_order['id']}", json={"status": "RESOLVED"})
     # The chiller's month: two unplanned outages (the second is the trip above) and a planned
     # service stop in between.

@@ -30,6 +30,9 @@ class PartUse(Schema):
         default=None, description="The cost of one unit; default: the part's"
     )
     description: Text500 | None = None
+    incurred_at: Instant | None = Field(
+        default=None, description="When the cost was incurred (not in the future); default: now"
+    )
 
 
 class LabourCreate(Schema):
@@ -43,6 +46,10 @@ class LabourCreate(Schema):
         default=None, description="Default: the person's labour rate in the workspace"
     )
     description: Text500 | None = None
+    incurred_at: Instant | None = Field(
+        default=None,
+        description="When the cost was incurred (not in the future); default: startedAt, else now",
+    )
 
 
 class TimerStart(Schema):
@@ -54,6 +61,9 @@ class OtherCreate(Schema):
     category: Category
     description: Text500
     amount: Money
+    incurred_at: Instant | None = Field(
+        default=None, description="When the cost was incurred (not in the future); default: now"
+    )
 
 
 class CostRead(BaseModel):

@@ -104,6 +104,14 @@ def _amount(value: Decimal, field: str) -> Decimal:
     return amount
 
 
+def incurred(at: datetime | None) -> datetime:
+    """When a cost was incurred: the time given (not in the future), else now."""
+    now = clock.now()
+    if at is not None and at > now:
+        raise InvalidField("incurredAt", "cannot be in the future")
+    return at or now
+
+
 def labour_amount(seconds: Decimal, rate: Decimal) -> Decimal:
     """Hours times the hourly rate, rounded half up to cents once."""
     return money.cents(seconds / HOUR * rate)
@@ -221,6 +229,7 @@ class CostService:
             quantity=quantity,
             unit_cost=unit_cost,
             amount=_amount(quantity * unit_cost, "quantity"),
+            incurred_at=incurred(body.incurred_at),
         )
         if part is not None and body.location_id is not None:
             await stock.move(
@@ -290,7 +299,7 @@ class CostService:
             hourly_rate=rate,
             description=body.description,
             amount=_amount(labour_amount(seconds, rate), "hourlyRate"),
-            incurred_at=started or clock.now(),
+            incurred_at=started or incurred(body.incurred_at),
         )
         return await self._audit(db, ctx, line)
 
@@ -360,6 +369,7 @@ class CostService:
             category=body.category,
             description=body.description,
             amount=body.amount,
+            incurred_at=incurred(body.incurred_at),
         )
         return await self._audit(db, ctx, line)
 

@@ -87,7 +87,10 @@ def window(
     from_: Annotated[
         Instant | None, Query(alias="from", description="Start (date-time); default: to - 30 days")
     ] = None,
-    to: Annotated[Instant | None, Query(description="End (date-time); default: now")] = None,
+    to: Annotated[
+        Instant | None,
+        Query(description="End (date-time, at most now); default: the start of this hour"),
+    ] = None,
 ) -> Window:
     return Window(from_, to)
 

@@ -129,8 +129,10 @@ def _cost(sums: dict[str, Decimal]) -> dict[str, str]:
 
 
 def _window(given: Window) -> tuple[datetime, datetime]:
+    """The window asked for, ``to`` cut at now; by default the 30 days to the start of the
+    current hour (so the report, and its ETag, stay the same within the hour)."""
     now = clock.now()
-    end = min(given.end or now, now)
+    end = min(given.end, now) if given.end else now.replace(minute=0, second=0, microsecond=0)
     start = given.start or end - DEFAULT_WINDOW
     if start >= end:
         raise InvalidField("from", "must be before to (and before now)")
