@@ -11,6 +11,7 @@ from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.om.auth import CanReadOm, CanReadOmWorkspace, CanSetupOmWorkspace, CanWorkOm
+from plumbline.om.costs import export
 from plumbline.om.costs.rates import rates
 from plumbline.om.costs.schemas import (
     CostFilters,
@@ -24,7 +25,7 @@ from plumbline.om.costs.schemas import (
     WorkOrderCosts,
     cost_filters,
 )
-from plumbline.om.costs.service import COST_HEADER, costs
+from plumbline.om.costs.service import costs
 from plumbline.openapi import errors
 from plumbline.records.export import csv_response, stream
 from plumbline.routing import make_router, read_only
@@ -96,7 +97,7 @@ async def list_costs(ctx: CanReadOm, db: DB, page: Page, filters: Filters) -> OR
 )
 async def export_costs(ctx: CanReadOm, filters: Filters) -> StreamingResponse:
     """The project's cost lines as CSV (streamed, newest first; the list's filters)."""
-    return csv_response(stream(COST_HEADER, costs.export(ctx, filters)), "costs.csv")
+    return csv_response(stream(export.COST_HEADER, export.export(ctx, filters)), "costs.csv")
 
 
 @rates_router.get("/{userId}", response_model=RateRead)

@@ -19,7 +19,6 @@ from plumbline.authz.project import ProjectContext
 from plumbline.errors import Conflict, InvalidField, NotFound, found
 from plumbline.events.readers import reader
 from plumbline.kit import clock, money
-from plumbline.kit.export import csv_cell
 from plumbline.kit.ids import new_id
 from plumbline.kit.money import number_text
 from plumbline.kit.pagination import PageParams
@@ -34,28 +33,12 @@ from plumbline.om.costs.schemas import (
     TimerStart,
 )
 from plumbline.om.parts.service import counted, stock
-from plumbline.records.export import Batch
 from plumbline.records.repository import assignable, rows_by_id
 
 ENTITY = "work_order_cost"
 NUMBERS = ("quantity", "unitCost", "hourlyRate")
 HOUR = Decimal(3600)
 DAY = timedelta(hours=24)
-COST_HEADER = (
-    "Date",
-    "Work order",
-    "Asset",
-    "Kind",
-    "Category",
-    "Description",
-    "Part",
-    "Quantity",
-    "Unit cost",
-    "Person",
-    "Minutes",
-    "Hourly rate",
-    "Amount",
-)
 
 
 class WorkOrderNotFound(NotFound, message="Work order not found"): ...
@@ -143,35 +126,6 @@ class CostService:
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
         rows, headers = page.finish(await repo.list_rows(db, ctx.project.id, filters, page))
         return [view(FIELDS.row(row)) for row in rows], headers
-
-    def export(self, ctx: ProjectContext, filters: CostFilters) -> Batch:
-        project_id = ctx.project.id
-
-        async def batch(db: AsyncSession, before: str | None, size: int) -> Any:
-            rows = await repo.export_rows(db, project_id, filters, before, size)
-            lines = []
-            for row in rows:
-                cost = view(FIELDS.row(row))
-                number, asset_id = row[-2:]
-                values = (
-                    cost["incurredAt"],
-                    number,
-                    asset_id,
-                    cost["kind"],
-                    cost["category"],
-                    cost["description"],
-                    cost["partId"],
-                    cost["quantity"],
-                    cost["unitCost"],
-                    cost["userId"],
-                    cost["minutes"],
-                    cost["hourlyRate"],
-                    cost["amount"],
-                )
-                lines.append([csv_cell(value) for value in values])
-            return rows, lines
-
-        return batch
 
     async def _add(
         self, db: AsyncSession, ctx: ProjectContext, order: Issue, **values: Any
