@@ -353,3 +353,32 @@ async def test_the_change_feed_carries_stock_moves_and_cost_lines_as_the_api_ans
         ("stock_move", moved),
         ("work_order_cost", line),
     ]
+
+
+async def test_the_ledger_and_the_costs_export_as_csv(client: httpx.AsyncClient) -> None:
+    world = await om_world()
+    part = await create_part(client, world, name="Belt, V (A42)")
+    room = await create_location(client, world)
+    await receive(client, world, part["id"], room["id"], 2)
+    order = await create_work_order(client, world)
+    body = {"partId": part["id"], "locationId": room["id"], "quantity": 1}
+    await ok(
+        await client.post(
+            costs_url(world, order["id"], "/parts"), json=body, headers=world.member.headers
+        )
+    )
+    ledger = await client.get(
+        om_url(world.project, "/stock/moves/export.csv"), headers=world.member.headers
+    )
+    assert ledger.status_code == 200 and ledger.headers["content-type"].startswith("text/csv")
+    rows = ledger.text.strip().splitlines()
+    assert rows[0].startswith("Date,Kind,Part,SKU,Location,Quantity,Balance after")
+    assert [row.split(",")[1] for row in rows[1:]] == ["CONSUMPTION", "RECEIPT"]
+    assert '"Belt, V (A42)"' in rows[1] and ",-1.00,1.00," in rows[1]
+    costs = await client.get(
+        om_url(world.project, "/costs/export.csv"), headers=world.member.headers
+    )
+    assert costs.status_code == 200
+    [header, line] = costs.text.strip().splitlines()
+    assert header.startswith("Date,Work order,Asset,Kind")
+    assert ",PART," in line and line.endswith(",12.35")  # 1 x 12.3456

@@ -175,8 +175,9 @@ class StockService:
                             name,
                             sku,
                             location,
-                            move["quantity"],
-                            move["balanceAfter"],
+                            # numbers, not text: a negative quantity is no formula
+                            Decimal(move["quantity"]),
+                            Decimal(move["balanceAfter"]),
                             move["unitCost"],
                             move["reason"],
                             move["workOrderId"],
