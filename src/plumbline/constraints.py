@@ -23,6 +23,7 @@ from plumbline.material.errors import SkuTaken
 from plumbline.member.errors import AlreadyMember
 from plumbline.occupant.errors import AlreadyReported
 from plumbline.om.errors import AlreadyCompleted, AssetExternalIdTaken, TagTaken
+from plumbline.om.parts.errors import SkuTaken as PartSkuTaken
 from plumbline.proposal.templates.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
@@ -60,6 +61,14 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     "uq_occupant_requests_tracking_token_hash": AlreadyReported,
     "uq_cloud_connections_user_id_provider": lambda: Conflict(
         "This account was connected by another request at the same time"
+    ),
+    "uq_om_parts_workspace_sku_live": PartSkuTaken,
+    # one running timer per person: two starts at once
+    "uq_om_work_order_costs_running": lambda: Conflict(
+        "A timer of yours was started by another request at the same time"
+    ),
+    "pk_om_labour_rates": lambda: Conflict(
+        "This labour rate was set by another request at the same time"
     ),
 }
 

@@ -29,15 +29,18 @@ from plumbline.models import (
     File,
     Folder,
     Issue,
+    LabourRate,
     MaintenanceCompletion,
     Material,
     Membership,
     OccupantRequest,
+    Part,
     ProjectMember,
     ProposalTemplate,
     PunchItemAssignee,
     RfiAssignee,
     User,
+    WorkOrderCost,
     Workspace,
 )
 from plumbline.routing import make_router
@@ -181,6 +184,30 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         "uq_proposal_templates_workspace_id_name": lambda: ProposalTemplate(
             workspace_id=ids["workspaceId"], name=ids["templateName"], body="Twin"
         ),
+        "uq_om_parts_workspace_sku_live": lambda: Part(
+            workspace_id=ids["workspaceId"],
+            name="Twin",
+            unit="each",
+            sku=ids["sku"],
+            unit_cost=0,
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_om_work_order_costs_running": lambda: WorkOrderCost(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            work_order_id=ids["workOrderId"],
+            kind="LABOUR",
+            user_id=ids["userId"],
+            running=True,
+            amount=0,
+            incurred_at=now,
+            created_at=now,
+            updated_at=now,
+        ),
+        "pk_om_labour_rates": lambda: LabourRate(
+            workspace_id=ids["workspaceId"], user_id=ids["userId"], hourly_rate=1, updated_at=now
+        ),
     }
     return rows[case]()
 
@@ -301,6 +328,17 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=world.manager.headers,
     )
     assert template.status_code == 200, template.text
+    part = await client.post(
+        f"/api/v1/workspaces/{world.workspace.id}/om/parts",
+        json={"name": "Twin", "unit": "each", "sku": "TWIN-1"},
+        headers=world.manager.headers,
+    )
+    rate = await client.put(
+        f"/api/v1/workspaces/{world.workspace.id}/om/labour-rates/{world.member.id}",
+        json={"hourlyRate": 50},
+        headers=world.manager.headers,
+    )
+    assert (part.status_code, rate.status_code) == (200, 200), (part.text, rate.text)
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
     await set_project(world.project.id, operations_mode=True)
@@ -322,6 +360,12 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=headers,
     )
     assert completed.status_code == 200, completed.text
+    timer = await client.post(
+        om_url(world.project, f"/work-orders/{work_order_id}/costs/timer/start"),
+        json={},
+        headers=headers,
+    )
+    assert timer.status_code == 200, timer.text
     link = await client.post(
         om_url(world.project, "/occupant-links"),
         json={"label": "Twin"},

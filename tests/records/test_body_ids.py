@@ -68,6 +68,9 @@ PATH_KINDS = {
     "inviteId": "invite",
     "folderId": "folder",
     "fileId": "file",
+    "partId": "part",
+    "workOrderId": "work_order",
+    "orderId": "purchase_order",
 }
 
 ISSUE = {"title": "Leak"}
@@ -76,6 +79,22 @@ TASK |= {"endDate": "2026-01-09T00:00:00Z"}
 SCHEDULE = {"title": "Filters", "frequency": "MONTHLY"}
 UNTIL = "2031-01-01T00:00:00Z"
 FILE = {"fileName": "A-101.pdf", "contentType": "application/pdf", "sizeBytes": 100}
+PART = {"name": "V-belt", "unit": "each"}
+COSTS = f"{P}/om/work-orders/{{workOrderId}}/costs"
+ORDERS = f"{P}/om/purchase-orders"
+
+
+def _order(**named: object) -> dict[str, object]:
+    """A purchase order's body, the records it names made unless given."""
+    body: dict[str, object] = {
+        "vendorId": Need("vendor"),
+        "locationId": Need("location"),
+        "lines": [{"partId": Need("part"), "quantity": 1}],
+    }
+    if "partId" in named:
+        body["lines"] = [{"partId": named.pop("partId"), "quantity": 1}]
+    return body | named
+
 
 ISSUE_CREATE: dict[tuple[str, str, str], Row] = {
     ("POST", f"{P}/issues", "assigneeId"): Row("user", ISSUE | {"assigneeId": REF}),
@@ -207,6 +226,67 @@ REFERENCES: dict[tuple[str, str, str], Row] = {
         "file", FILE | {"projectId": Need("project"), "fileId": REF}
     ),
     ("PATCH", f"{P}/files/{{fileId}}", "folderId"): Row("folder", {"folderId": REF}),
+    ("POST", f"{W}/om/parts", "materialId"): Row("material", PART | {"materialId": REF}),
+    ("PATCH", f"{W}/om/parts/{{partId}}", "materialId"): Row("material", {"materialId": REF}),
+    ("POST", f"{P}/om/stock/receipts", "partId"): Row(
+        "part", {"partId": REF, "locationId": Need("location"), "quantity": 1}
+    ),
+    ("POST", f"{P}/om/stock/receipts", "locationId"): Row(
+        "location", {"partId": Need("part"), "locationId": REF, "quantity": 1}
+    ),
+    ("POST", f"{P}/om/stock/adjustments", "partId"): Row(
+        "part", {"partId": REF, "locationId": Need("location"), "onHand": 1, "reason": "Count"}
+    ),
+    ("POST", f"{P}/om/stock/adjustments", "locationId"): Row(
+        "location", {"partId": Need("part"), "locationId": REF, "onHand": 1, "reason": "Count"}
+    ),
+    ("POST", f"{P}/om/stock/transfers", "partId"): Row(
+        "part",
+        {
+            "partId": REF,
+            "fromLocationId": Need("location"),
+            "toLocationId": Need("location"),
+            "quantity": 1,
+        },
+    ),
+    ("POST", f"{P}/om/stock/transfers", "fromLocationId"): Row(
+        "location",
+        {
+            "partId": Need("part"),
+            "fromLocationId": REF,
+            "toLocationId": Need("location"),
+            "quantity": 1,
+        },
+    ),
+    ("POST", f"{P}/om/stock/transfers", "toLocationId"): Row(
+        "location",
+        {
+            "partId": Need("part"),
+            "fromLocationId": Need("location"),
+            "toLocationId": REF,
+            "quantity": 1,
+        },
+    ),
+    ("POST", f"{COSTS}/parts", "partId"): Row(
+        "part", {"partId": REF, "locationId": Need("location"), "quantity": 1}
+    ),
+    ("POST", f"{COSTS}/parts", "locationId"): Row(
+        "location", {"partId": Need("part"), "locationId": REF, "quantity": 1}
+    ),
+    ("POST", f"{COSTS}/labour", "userId"): Row(
+        "user", {"userId": REF, "minutes": 30, "hourlyRate": 40}
+    ),
+    ("POST", ORDERS, "vendorId"): Row("vendor", _order(vendorId=REF)),
+    ("POST", ORDERS, "locationId"): Row("location", _order(locationId=REF)),
+    ("POST", ORDERS, "lines[].partId"): Row("part", _order(partId=REF)),
+    ("PATCH", f"{ORDERS}/{{orderId}}", "vendorId"): Row("vendor", {"vendorId": REF}),
+    ("PATCH", f"{ORDERS}/{{orderId}}", "locationId"): Row("location", {"locationId": REF}),
+    ("PATCH", f"{ORDERS}/{{orderId}}", "lines[].partId"): Row(
+        "part", {"lines": [{"partId": REF, "quantity": 1}]}
+    ),
+    ("POST", f"{P}/om/assets/{{assetId}}/downtime", "workOrderId"): Row(
+        "work_order", {"workOrderId": REF}
+    ),
 }
 
 # Names inside the caller's own document: only an unknown one is sent.
@@ -220,6 +300,12 @@ LOCAL: dict[tuple[str, str, str], Row] = {
     # an item of the run's own checklist (copied from its template)
     ("PATCH", f"{P}/om/inspection-runs/{{runId}}", "results[].itemId"): Row(
         "item", {"results": [{"itemId": REF, "outcome": "PASS"}]}
+    ),
+    # a line of the order received
+    ("POST", f"{ORDERS}/{{orderId}}/receive", "lines[].lineId"): Row(
+        "line",
+        {"lines": [{"lineId": REF, "quantity": 1}]},
+        path={"orderId": "ordered_purchase_order"},
     ),
     # a photo uploaded to this run
     ("PATCH", f"{P}/om/inspection-runs/{{runId}}", "results[].photoUploadId"): Row(
@@ -427,7 +513,21 @@ MAKERS: dict[str, Maker] = {
         s, f"{W}/email-invites", {"email": f"{new_id()}@example.com"}, "owner"
     ),
     "upload": _upload,
+    "part": lambda s: _made(s, f"{W}/om/parts", PART),
+    "location": lambda s: _made(s, f"{P}/om/stock-locations", {"name": f"Room {new_id()}"}),
+    "vendor": lambda s: _made(s, f"{W}/vendors", {"name": "Acme Spares"}),
+    "purchase_order": lambda s: _purchase_order(s, ordered=False),
+    "ordered_purchase_order": lambda s: _purchase_order(s, ordered=True),
 }
+
+
+async def _purchase_order(s: Setup, *, ordered: bool) -> str:
+    body = await _resolve(_order(), s, "")
+    order = await s.post(s.url(ORDERS), body)
+    if ordered:
+        await s.post(s.url(f"{ORDERS}/{order['id']}/approve"), {})
+        await s.post(s.url(f"{ORDERS}/{order['id']}/order"), {"email": False})
+    return str(order["id"])
 
 
 async def _value(value: str) -> str:

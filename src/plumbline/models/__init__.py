@@ -31,6 +31,18 @@ from plumbline.models.om import (
     MaintenanceWorkOrder,
     MeterReading,
 )
+from plumbline.models.om_cost import (
+    Downtime,
+    LabourRate,
+    Part,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    StockLevel,
+    StockLocation,
+    StockMove,
+    Vendor,
+    WorkOrderCost,
+)
 from plumbline.models.om_inspection import InspectionRun, InspectionTemplate
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
@@ -59,6 +71,7 @@ __all__ = [
     "CloudAuthorization",
     "CloudConnection",
     "DigestRun",
+    "Downtime",
     "EmailInvite",
     "EventLog",
     "EventStream",
@@ -74,6 +87,7 @@ __all__ = [
     "Issue",
     "IssueComment",
     "Job",
+    "LabourRate",
     "MaintenanceCompletion",
     "MaintenanceSchedule",
     "MaintenanceWorkOrder",
@@ -83,6 +97,7 @@ __all__ = [
     "Notification",
     "OccupantLink",
     "OccupantRequest",
+    "Part",
     "Project",
     "ProjectCounter",
     "ProjectMember",
@@ -94,6 +109,8 @@ __all__ = [
     "ProposalTemplate",
     "PunchItem",
     "PunchItemAssignee",
+    "PurchaseOrder",
+    "PurchaseOrderLine",
     "Rfi",
     "RfiAssignee",
     "RfiMessage",
@@ -101,11 +118,16 @@ __all__ = [
     "ScheduleTask",
     "SchedulerLease",
     "SheetResult",
+    "StockLevel",
+    "StockLocation",
+    "StockMove",
     "Upload",
     "User",
     "UserToken",
+    "Vendor",
     "ViewerState",
     "Webhook",
     "WebhookDelivery",
+    "WorkOrderCost",
     "Workspace",
 ]
