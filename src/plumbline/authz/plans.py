@@ -66,6 +66,7 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "cloud": Feature.CLOUD,
     # Enterprise sign-in: the provider, its domains and SCIM tokens (docs/sso.md).
     "sso": Feature.SSO,
+    "scim": Feature.SSO,  # the SCIM token carries the check (scim.auth)
     # Every plan: a lapsed subscription still reads its webhooks but changes none.
     "webhooks": Feature.RECORDS,
     # Open on every plan: counts, administration and the caller's own things. Project writes

@@ -2,6 +2,7 @@
 in flight, the links of users to a provider's subjects, SCIM tokens, users and groups."""
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -104,21 +105,23 @@ class ScimUser(IdMixin, Base):
     workspace_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("workspaces.id", ondelete="CASCADE")
     )
-    user_id: Mapped[str] = mapped_column(
+    # The account, once the provider has sent an e-mail address (none: no access yet).
+    user_id: Mapped[str | None] = mapped_column(
         IdType, ForeignKey("users.id", ondelete="CASCADE"), index=True
     )
     user_name: Mapped[str] = mapped_column(String(320))
     external_id: Mapped[str | None] = mapped_column(String(255))
-    given_name: Mapped[str | None] = mapped_column(String(200))
-    family_name: Mapped[str | None] = mapped_column(String(200))
     active: Mapped[bool] = mapped_column(default=True)
+    # The rest of the resource as the provider sent it: name, displayName, emails.
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
 
 
 class ScimGroup(IdMixin, Base):
-    """A group the provider pushes; ``members`` are ``scim_users`` ids. A group named like a
-    workspace role (``ADMIN``, ``MANAGER``, ``MEMBER``) gives its active members that role."""
+    """A group the provider pushes. A group named like a
+    workspace role (``ADMIN``, ``MANAGER``, ``MEMBER``) gives its active members that role;
+    ``members`` are ``{"value": <scim_users or scim_groups id>, "type": "User" | "Group"}``."""
 
     __tablename__ = "scim_groups"
 
@@ -127,6 +130,6 @@ class ScimGroup(IdMixin, Base):
     )
     display_name: Mapped[str] = mapped_column(String(255))
     external_id: Mapped[str | None] = mapped_column(String(255))
-    members: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    members: Mapped[list[dict[str, str]]] = mapped_column(JSONType, default=list)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
