@@ -141,16 +141,18 @@ def page(query: dict[str, str]) -> tuple[int, int]:
 
 def listed(resource_type: Any, docs: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
     """A ListResponse of the documents matching ``filter``, one page of them."""
-    return listed_typed([(resource_type, d) for d in docs], query)
+    return listed_typed([(resource_type, d) for d in docs], query, (resource_type,))
 
 
-def listed_typed(docs: list[tuple[Any, dict[str, Any]]], query: dict[str, str]) -> dict[str, Any]:
+def listed_typed(
+    docs: list[tuple[Any, dict[str, Any]]], query: dict[str, str], kinds: tuple[Any, ...]
+) -> dict[str, Any]:
     """``listed`` over documents of several resource types (a search at the root)."""
     text = query.get("filter")
     if text:
         matching = []
         try:
-            expressions = {kind: _filter(kind, text) for kind in {k for k, _ in docs}}
+            expressions = {kind: _filter(kind, text) for kind in kinds}
             for kind, doc in docs:
                 if expressions[kind].match(kind.model_validate(doc)):
                     matching.append((kind, doc))
@@ -237,12 +239,13 @@ class ScimService:
         """``POST .search`` on Users, Groups or the root (both)."""
         base = base_url(caller.workspace.id)
         docs: list[tuple[Any, dict[str, Any]]] = []
+        types = tuple(t for t in (User, Group) if t.__name__ in kinds)
         if "User" in kinds:
             docs += [(User, user_doc(r, base)) for r in await self._users(db, caller.workspace.id)]
         if "Group" in kinds:
             groups = await self._groups(db, caller.workspace.id)
             docs += [(Group, group_doc(r, base)) for r in groups]
-        return listed_typed(docs, search_query(body))
+        return listed_typed(docs, search_query(body), types)
 
     async def read_group(
         self, db: AsyncSession, caller: ScimCaller, group_id: str, query: dict[str, str]
