@@ -16,9 +16,8 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.openapi import errors
 from plumbline.routing import make_router
-from plumbline.sso import oidc, repository
+from plumbline.sso import oidc
 from plumbline.sso.auth import CanConfigureSso
-from plumbline.sso.errors import SsoNotConfigured
 from plumbline.sso.schemas import SsoConfigPut, SsoConfigRead, SsoDomainRead
 from plumbline.sso.service import sso
 
@@ -95,10 +94,7 @@ async def sso_by_email(
 ) -> Response:
     """Start single sign-on with the provider of the workspace that verified the e-mail's
     domain."""
-    workspace = await repository.workspace_of_domain(db, email.rsplit("@", 1)[-1].lower())
-    if workspace is None:
-        raise SsoNotConfigured()
-    return RedirectResponse(await oidc.start(db, workspace, callback_url), status_code=302)
+    return RedirectResponse(await oidc.start_by_email(db, email, callback_url), status_code=302)
 
 
 @auth_router.get(
@@ -111,7 +107,5 @@ async def sso_by_workspace(
     db: DB, workspaceSlug: str, callback_url: CallbackURL = None
 ) -> Response:
     """Start single sign-on with the workspace's identity provider."""
-    workspace = await repository.live_workspace(db, workspaceSlug)
-    if workspace is None:
-        raise SsoNotConfigured()
-    return RedirectResponse(await oidc.start(db, workspace, callback_url), status_code=302)
+    location = await oidc.start_by_slug(db, workspaceSlug, callback_url)
+    return RedirectResponse(location, status_code=302)

@@ -3,7 +3,9 @@
 from plumbline.errors import AppError, BadRequest, Conflict, Expired, Forbidden, NotFound
 
 
-class SsoNotConfigured(NotFound, code="SSO_NOT_CONFIGURED", message="No single sign-on here"): ...
+class SsoNotConfigured(
+    NotFound, code="SSO_NOT_CONFIGURED", message="Single sign-on is not configured here"
+): ...
 
 
 class DomainTaken(

@@ -23,6 +23,7 @@ from plumbline.authz.plans import Feature, require_feature
 from plumbline.cloud.client import AsyncOAuth2Client
 from plumbline.cloud.oauth import new_verifier
 from plumbline.db import UnitOfWork
+from plumbline.errors import found
 from plumbline.identity import repository as identity_repo
 from plumbline.kit import clock, crypto
 from plumbline.member.service import member as member_service
@@ -120,11 +121,20 @@ def _same_origin_path(value: str | None) -> str:
 
 
 async def config_of(db: AsyncSession, workspace: Workspace) -> SsoConfig:
-    config = await repository.config(db, workspace.id)
-    if config is None:
-        raise SsoNotConfigured()
+    config = found(await repository.config(db, workspace.id), SsoNotConfigured())
     require_feature(workspace, Feature.SSO, write=False)
     return config
+
+
+async def start_by_slug(db: AsyncSession, slug: str, callback_url: str | None) -> str:
+    workspace = found(await repository.live_workspace(db, slug), SsoNotConfigured())
+    return await start(db, workspace, callback_url)
+
+
+async def start_by_email(db: AsyncSession, email: str, callback_url: str | None) -> str:
+    domain = email.rsplit("@", 1)[-1].strip().lower()
+    workspace = found(await repository.workspace_of_domain(db, domain), SsoNotConfigured())
+    return await start(db, workspace, callback_url)
 
 
 async def start(db: AsyncSession, workspace: Workspace, callback_url: str | None) -> str:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, Field, StringConstraints
 
 from plumbline.kit.schema import Schema
 
 Domain = Annotated[
     str,
+    BeforeValidator(lambda v: v.strip().lower() if isinstance(v, str) else v),
     StringConstraints(
-        strip_whitespace=True,
-        to_lower=True,
         min_length=3,
         max_length=253,
         pattern=r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$",

@@ -10,11 +10,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.audit.service import audit_change, diff
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.config import settings
-from plumbline.errors import InvalidField, NotFound
+from plumbline.errors import InvalidField, NotConfigured, found
 from plumbline.kit import clock, crypto
 from plumbline.models import SsoConfig, SsoDomain
 from plumbline.sso import dns, repository
-from plumbline.sso.errors import ClientSecretRequired, DomainNotProved, DomainTaken
+from plumbline.sso.errors import (
+    ClientSecretRequired,
+    DomainNotProved,
+    DomainTaken,
+    SsoNotConfigured,
+)
 from plumbline.sso.schemas import SsoConfigPut
 
 SECRET_PURPOSE = "sso:client-secret"  # noqa: S105 - a key-derivation label
@@ -28,7 +33,7 @@ def seal(secret: str) -> str:
 def unseal(sealed: str) -> str:
     secret = crypto.decrypt(sealed, SECRET_PURPOSE)
     if secret is None:  # sealed under another secret key
-        raise NotFound("The client secret cannot be read with this server's secret key")
+        raise NotConfigured("The client secret was sealed with another secret key: set it again")
     return secret
 
 
@@ -88,9 +93,7 @@ def _audited(config: SsoConfig, domains: list[str]) -> dict[str, Any]:
 class SsoService:
     async def read(self, db: AsyncSession, ctx: WorkspaceContext) -> dict[str, Any]:
         """The configuration without its secret (404 when there is none)."""
-        config = await repository.config(db, ctx.workspace.id)
-        if config is None:
-            raise NotFound("Single sign-on is not configured", code="SSO_NOT_CONFIGURED")
+        config = found(await repository.config(db, ctx.workspace.id), SsoNotConfigured())
         domains = await repository.domains(db, ctx.workspace.id)
         return config_json(config, domains, ctx.workspace.slug)
 
@@ -158,9 +161,7 @@ class SsoService:
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext) -> None:
         """Remove the provider and its domains (links of users to it stay, unused)."""
-        config = await repository.config(db, ctx.workspace.id)
-        if config is None:
-            raise NotFound("Single sign-on is not configured", code="SSO_NOT_CONFIGURED")
+        config = found(await repository.config(db, ctx.workspace.id), SsoNotConfigured())
         domains = [d.domain for d in await repository.domains(db, ctx.workspace.id)]
         await repository.delete_domains(db, ctx.workspace.id, None)
         await db.delete(config)
@@ -174,13 +175,18 @@ class SsoService:
     ) -> dict[str, Any]:
         """Prove ``name`` by its TXT record (or the server's trusted domains); 400 when the
         record is missing or carries another value."""
-        config = await repository.config(db, ctx.workspace.id)
-        domain = next(
-            (d for d in await repository.domains(db, ctx.workspace.id) if d.domain == name.lower()),
-            None,
+        config = found(await repository.config(db, ctx.workspace.id), SsoNotConfigured())
+        domain = found(
+            next(
+                (
+                    d
+                    for d in await repository.domains(db, ctx.workspace.id)
+                    if d.domain == name.lower()
+                ),
+                None,
+            ),
+            "Domain not found",
         )
-        if config is None or domain is None:
-            raise NotFound("Domain not found")
         if domain.verified_at is None:
             proved = domain.domain in settings.trusted_domains or await dns.proves(
                 domain.domain, config.verification_token
