@@ -7,7 +7,6 @@ from __future__ import annotations
 from plumbline.demo.api import Api
 
 DEMO_ISSUER = "https://idp.example/realms/harbor-view"
-DEMO_DOMAIN = "harbor-view.example"
 
 
 async def add_identity_provider(api: Api, workspace_id: str) -> None:
@@ -18,7 +17,8 @@ async def add_identity_provider(api: Api, workspace_id: str) -> None:
             "issuer": DEMO_ISSUER,
             "clientId": "plumbline",
             "clientSecret": "demo-client-secret-replace-me",
-            "domains": [DEMO_DOMAIN],
+            # One workspace per domain: each demo workspace claims its own.
+            "domains": [f"harbor-view-{workspace_id[-8:]}.example"],
             "required": False,
             "defaultRole": "MEMBER",
         },
