@@ -17,6 +17,7 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.routing import UnitOfWorkRoute
 from plumbline.scim import discovery
 from plumbline.scim.auth import ScimCaller, scim_caller
+from plumbline.scim.documents import base_url
 from plumbline.scim.errors import (
     ScimError,
     error_response,
@@ -24,7 +25,7 @@ from plumbline.scim.errors import (
     not_found,
     scim_response,
 )
-from plumbline.scim.service import base_url, scim
+from plumbline.scim.service import scim
 
 
 class ScimRoute(UnitOfWorkRoute):

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, StringConstraints
 
-from plumbline.kit.schema import Schema
+from plumbline.kit.schema import Flag, Schema
 
 Domain = Annotated[
     str,
@@ -27,7 +27,7 @@ class SsoConfigPut(Schema):
         default=None, description="Required the first time; kept when left out afterwards"
     )
     domains: Annotated[list[Domain], Field(min_length=1, max_length=50)]
-    required: bool = False
+    required: Flag = False
     default_role: GrantedRole = "MEMBER"
 
 
