@@ -53,6 +53,10 @@ from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
 from plumbline.schedule.endpoints import router as schedule_router
+from plumbline.scim.endpoints import router as scim_router
+from plumbline.scim.tokens import router as scim_tokens_router
+from plumbline.sso.endpoints import auth_router as sso_auth_router
+from plumbline.sso.endpoints import router as sso_router
 from plumbline.viewer.endpoints import router as viewer_router
 from plumbline.webhook.endpoints import router as webhook_router
 from plumbline.workspace.endpoints import router as workspace_router
@@ -113,7 +117,11 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, branding_public_router),
     (API_V1, proposal_template_router),
     (API_V1, cloud_router),
+    (API_V1, sso_router),
+    (API_V1, scim_tokens_router),
     ("/api/auth", identity_router),
+    ("/api/auth", sso_auth_router),
+    ("", scim_router),
     ("/api/payments", billing_router),
     ("", home_router),
     ("", docs_router),

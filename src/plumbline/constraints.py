@@ -70,6 +70,18 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     "pk_om_labour_rates": lambda: Conflict(
         "This labour rate was set by another request at the same time"
     ),
+    # single sign-on: two workspaces claiming a domain, two first sign-ins of one person at once
+    "uq_sso_domains_domain": lambda: Conflict(
+        "Another workspace claimed this e-mail domain at the same time"
+    ),
+    "uq_sso_configs_workspace_id": lambda: Conflict(
+        "Single sign-on was configured by another request at the same time"
+    ),
+    "uq_external_identities_issuer_subject": lambda: Conflict(
+        "This person signed in in another request at the same time: sign in again"
+    ),
+    # SCIM: one account provisioned twice at once (the SCIM route answers it as uniqueness)
+    "uq_scim_users_workspace_id_user_id": lambda: Conflict("This person is already provisioned"),
 }
 
 # SQLite names the columns of a unique constraint, not the constraint

@@ -26,6 +26,7 @@ from plumbline.models import (
     AuthSession,
     BillingEvent,
     CloudConnection,
+    ExternalIdentity,
     File,
     Folder,
     Issue,
@@ -39,6 +40,9 @@ from plumbline.models import (
     ProposalTemplate,
     PunchItemAssignee,
     RfiAssignee,
+    ScimUser,
+    SsoConfig,
+    SsoDomain,
     User,
     WorkOrderCost,
     Workspace,
@@ -139,6 +143,34 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         ),
         "uq_cloud_connections_user_id_provider": lambda: CloudConnection(
             user_id=ids["userId"], provider="google", access_token="sealed"
+        ),
+        "uq_sso_domains_domain": lambda: SsoDomain(
+            workspace_id=ids["workspaceId"], domain=ids["ssoDomain"], created_at=now
+        ),
+        "uq_sso_configs_workspace_id": lambda: SsoConfig(
+            workspace_id=ids["workspaceId"],
+            issuer="https://idp.example",
+            client_id="twin",
+            client_secret="sealed",
+            default_role="MEMBER",
+            verification_token="twin",
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_external_identities_issuer_subject": lambda: ExternalIdentity(
+            user_id=ids["userId"],
+            workspace_id=ids["workspaceId"],
+            issuer="https://idp.example",
+            subject=ids["subject"],
+            created_at=now,
+        ),
+        "uq_scim_users_workspace_id_user_id": lambda: ScimUser(
+            workspace_id=ids["workspaceId"],
+            user_id=ids["userId"],
+            user_name="twin",
+            attributes={},
+            created_at=now,
+            updated_at=now,
         ),
         "uq_occupant_requests_tracking_token_hash": lambda: OccupantRequest(
             issue_id=ids["workOrderId"],
@@ -393,6 +425,35 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         await db.commit()
     async with database.sessionmaker() as db, db.begin():
         db.add(CloudConnection(user_id=world.member.id, provider="google", access_token="sealed"))
+    sso_domain, subject = f"d{new_id()[-12:]}.example.com", new_id()
+    sso = await client.put(
+        f"/api/v1/workspaces/{world.workspace.id}/sso",
+        json={"issuer": "https://idp.example", "clientId": "c", "clientSecret": "s",
+              "domains": [sso_domain]},
+        headers=world.admin.headers,
+    )  # fmt: skip
+    assert sso.status_code == 200, sso.text
+    async with database.sessionmaker() as db, db.begin():
+        now = clock.now()
+        db.add(
+            ExternalIdentity(
+                user_id=world.member.id,
+                workspace_id=world.workspace.id,
+                issuer="https://idp.example",
+                subject=subject,
+                created_at=now,
+            )
+        )
+        db.add(
+            ScimUser(
+                workspace_id=world.workspace.id,
+                user_id=world.member.id,
+                user_name="member",
+                attributes={},
+                created_at=now,
+                updated_at=now,
+            )
+        )
     return {
         "assetTag": asset["tag"],
         "scheduleId": schedule["id"],
@@ -411,6 +472,8 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         "linkId": link.json()["id"],
         "trackingHash": tracking_hash,
         "externalId": "ERP-1",  # an issue's, an asset's and a material's
+        "ssoDomain": sso_domain,
+        "subject": subject,
     }
 
 

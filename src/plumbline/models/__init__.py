@@ -56,6 +56,15 @@ from plumbline.models.proposal_template import ProposalTemplate
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.schedule import Schedule, ScheduleTask
+from plumbline.models.sso import (
+    ExternalIdentity,
+    ScimGroup,
+    ScimToken,
+    ScimUser,
+    SsoConfig,
+    SsoDomain,
+    SsoLogin,
+)
 from plumbline.models.user import AuthSession, User, UserToken
 from plumbline.models.webhook import Webhook, WebhookDelivery
 from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspace
@@ -75,6 +84,7 @@ __all__ = [
     "EmailInvite",
     "EventLog",
     "EventStream",
+    "ExternalIdentity",
     "FieldReport",
     "File",
     "FileLock",
@@ -117,7 +127,13 @@ __all__ = [
     "Schedule",
     "ScheduleTask",
     "SchedulerLease",
+    "ScimGroup",
+    "ScimToken",
+    "ScimUser",
     "SheetResult",
+    "SsoConfig",
+    "SsoDomain",
+    "SsoLogin",
     "StockLevel",
     "StockLocation",
     "StockMove",
