@@ -8,6 +8,7 @@ A maker creates one row at the current clock and returns the value of its key in
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,9 +204,10 @@ async def _purchase_order(ctx: Ctx) -> str:
 async def _downtime(ctx: Ctx) -> str:
     """A closed interval a day after the last one made (intervals may not overlap)."""
     ctx.made["downtimeDay"] = day = ctx.made.get("downtimeDay", 0) + 1
+    started = datetime(2025, 1, 1, 8, tzinfo=UTC) + timedelta(days=day)  # in the past
     body = {
-        "startedAt": f"2029-01-{day:02d}T08:00:00Z",
-        "endedAt": f"2029-01-{day:02d}T10:00:00Z",
+        "startedAt": started.isoformat(),
+        "endedAt": (started + timedelta(hours=2)).isoformat(),
         "reason": "Trip",
     }
     return await _id(ctx, P + "/om/assets/{assetId}/downtime", body, "member")

@@ -204,7 +204,9 @@ async def search_groups(caller: Caller, db: DB, request: Request) -> Response:
     return scim_response(await scim.search(db, caller, ("Group",), await body_of(request)))
 
 
-@router.api_route("/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+# A GET of its own, so that it runs without a transaction like every other read.
+@router.get("/{rest:path}")
+@router.api_route("/{rest:path}", methods=["POST", "PUT", "PATCH", "DELETE"])
 async def unknown(caller: Caller, rest: str, request: Request) -> Response:
     """Anything else under the SCIM base: a SCIM 404, or 405 for a method an endpoint lacks."""
     if rest.split("/", 1)[0] in ENDPOINTS:
