@@ -42,6 +42,7 @@ from tests.file.helpers import upload
 P = "/api/v1/projects/{p}"
 W = "/api/v1/workspaces/{w}"
 VALID = "2039-12-31T17:00:00Z"
+SSO_CLIENT_SECRET = "sweep-sso-client-secret-a1b2c3"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 
 
@@ -436,7 +437,7 @@ async def _sso(s: Seed) -> str:
     body = {
         "issuer": "https://idp.example/realms/sweep",
         "clientId": "plumbline",
-        "clientSecret": "sweep-client-secret",
+        "clientSecret": SSO_CLIENT_SECRET,
         "domains": [f"sweep-{s.world.workspace.id[-8:]}.example"],
     }
     await s.call("PUT", W + "/sso", body, s.owner)
