@@ -31,10 +31,17 @@ from plumbline.notification.endpoints import router as notification_router
 from plumbline.occupant.endpoints import portal_router as occupant_portal_router
 from plumbline.occupant.endpoints import router as occupant_router
 from plumbline.om.assets.endpoints import router as om_assets_router
+from plumbline.om.costs.endpoints import rates_router as om_rates_router
+from plumbline.om.costs.endpoints import router as om_costs_router
 from plumbline.om.fm_dashboard.endpoints import router as fm_dashboard_router
 from plumbline.om.inspections.endpoints import runs as inspection_run_router
 from plumbline.om.inspections.endpoints import templates as inspection_template_router
 from plumbline.om.maintenance.endpoints import router as om_maintenance_router
+from plumbline.om.parts.endpoints import parts_router as om_parts_router
+from plumbline.om.parts.endpoints import router as om_stock_router
+from plumbline.om.purchasing.endpoints import router as om_orders_router
+from plumbline.om.purchasing.endpoints import vendors_router as om_vendors_router
+from plumbline.om.reliability.endpoints import router as om_reliability_router
 from plumbline.pages import routers as page_routers
 from plumbline.portal.invites import router as portal_invites_router
 from plumbline.project.endpoints import router as project_router
@@ -46,6 +53,10 @@ from plumbline.public.endpoints import router as public_router
 from plumbline.punch.endpoints import router as punch_router
 from plumbline.rfi.endpoints import router as rfi_router
 from plumbline.schedule.endpoints import router as schedule_router
+from plumbline.scim.endpoints import router as scim_router
+from plumbline.scim.tokens import router as scim_tokens_router
+from plumbline.sso.endpoints import auth_router as sso_auth_router
+from plumbline.sso.endpoints import router as sso_router
 from plumbline.viewer.endpoints import router as viewer_router
 from plumbline.webhook.endpoints import router as webhook_router
 from plumbline.workspace.endpoints import router as workspace_router
@@ -66,6 +77,13 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, occupant_portal_router),
     (API_V1, om_assets_router),
     (API_V1, om_maintenance_router),
+    (API_V1, om_parts_router),
+    (API_V1, om_stock_router),
+    (API_V1, om_costs_router),
+    (API_V1, om_rates_router),
+    (API_V1, om_vendors_router),
+    (API_V1, om_orders_router),
+    (API_V1, om_reliability_router),
     (API_V1, inspection_template_router),
     (API_V1, inspection_run_router),
     (API_V1, fm_dashboard_router),
@@ -101,7 +119,11 @@ ROUTERS: tuple[tuple[str, APIRouter], ...] = (
     (API_V1, branding_public_router),
     (API_V1, proposal_template_router),
     (API_V1, cloud_router),
+    (API_V1, sso_router),
+    (API_V1, scim_tokens_router),
     ("/api/auth", identity_router),
+    ("/api/auth", sso_auth_router),
+    ("", scim_router),
     ("/api/payments", billing_router),
     ("", home_router),
     ("", docs_router),

@@ -150,6 +150,11 @@ class Settings(BaseSettings):
     dropbox_token_url: str = "https://api.dropboxapi.com/oauth2/token"  # noqa: S105 - a URL
     dropbox_api_url: str = "https://api.dropboxapi.com"
     dropbox_content_url: str = "https://content.dropboxapi.com"
+    # Single sign-on (docs/sso.md): e-mail domains this server's operator vouches for, verified
+    # without a DNS TXT record (self-hosted servers), comma-separated; and the DNS server asked
+    # for those records (host or host:port; empty: the system's resolver).
+    sso_trusted_domains: str = ""
+    sso_dns_server: str = ""
     log_level: str = "INFO"
     rate_limits: bool = True
     telemetry: bool = False
@@ -210,6 +215,10 @@ class Settings(BaseSettings):
     @property
     def proxy_networks(self) -> tuple[ProxyNetwork, ...]:
         return proxy_networks(self.trusted_proxies)
+
+    @property
+    def trusted_domains(self) -> set[str]:
+        return {d.strip().lower() for d in self.sso_trusted_domains.split(",") if d.strip()}
 
     @property
     def origins(self) -> list[str]:

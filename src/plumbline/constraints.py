@@ -23,6 +23,7 @@ from plumbline.material.errors import SkuTaken
 from plumbline.member.errors import AlreadyMember
 from plumbline.occupant.errors import AlreadyReported
 from plumbline.om.errors import AlreadyCompleted, AssetExternalIdTaken, TagTaken
+from plumbline.om.parts.errors import SkuTaken as PartSkuTaken
 from plumbline.proposal.templates.errors import TemplateNameTaken
 from plumbline.workspace.errors import SlugTaken
 
@@ -61,6 +62,26 @@ EXPECTED: dict[str, Callable[[], Conflict]] = {
     "uq_cloud_connections_user_id_provider": lambda: Conflict(
         "This account was connected by another request at the same time"
     ),
+    "uq_om_parts_workspace_sku_live": PartSkuTaken,
+    # one running timer per person: two starts at once
+    "uq_om_work_order_costs_running": lambda: Conflict(
+        "A timer of yours was started by another request at the same time"
+    ),
+    "pk_om_labour_rates": lambda: Conflict(
+        "This labour rate was set by another request at the same time"
+    ),
+    # single sign-on: two workspaces claiming a domain, two first sign-ins of one person at once
+    "uq_sso_domains_domain": lambda: Conflict(
+        "Another workspace claimed this e-mail domain at the same time"
+    ),
+    "uq_sso_configs_workspace_id": lambda: Conflict(
+        "Single sign-on was configured by another request at the same time"
+    ),
+    "uq_external_identities_issuer_subject": lambda: Conflict(
+        "This person signed in in another request at the same time: sign in again"
+    ),
+    # SCIM: one account provisioned twice at once (the SCIM route answers it as uniqueness)
+    "uq_scim_users_workspace_id_user_id": lambda: Conflict("This person is already provisioned"),
 }
 
 # SQLite names the columns of a unique constraint, not the constraint

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,68 @@ async def _template(ctx: Ctx) -> str:
     return str((await create_template(ctx.client, ctx.world))["id"])
 
 
+async def _once(ctx: Ctx, name: str, maker: Maker) -> str:
+    if name not in ctx.made:
+        ctx.made[name] = await maker(ctx)
+    return str(ctx.made[name])
+
+
+async def _part(ctx: Ctx) -> str:
+    return await _id(ctx, W + "/om/parts", {"name": "V-belt", "unit": "each"})
+
+
+async def _location(ctx: Ctx) -> str:
+    return await _id(ctx, P + "/om/stock-locations", {"name": f"Room {new_id()}"})
+
+
+async def _receipt(ctx: Ctx, part_id: str) -> str:
+    location = await _once(ctx, "location", _location)
+    body = {"partId": part_id, "locationId": location, "quantity": 2}
+    return await _id(ctx, P + "/om/stock/receipts", body)
+
+
+async def _level(ctx: Ctx) -> str:
+    """A new part received: a new stock level row."""
+    await _receipt(ctx, await _part(ctx))
+    return await _newest(ctx, P + "/om/stock")
+
+
+async def _move(ctx: Ctx) -> str:
+    return await _receipt(ctx, await _once(ctx, "part", _part))
+
+
+async def _cost(ctx: Ctx) -> str:
+    order = await _once(
+        ctx,
+        "workOrder",
+        lambda c: _id(c, P + "/issues", {"title": "Fix", "issueKind": "WORK_ORDER"}),
+    )
+    body = {"category": "TRAVEL", "description": "Van", "amount": "12.50"}
+    return await _id(ctx, P + f"/om/work-orders/{order}/costs/other", body, "member")
+
+
+async def _purchase_order(ctx: Ctx) -> str:
+    vendor = await _once(ctx, "vendor", lambda c: _id(c, W + "/vendors", {"name": "Acme"}))
+    body = {
+        "vendorId": vendor,
+        "locationId": await _once(ctx, "location", _location),
+        "lines": [{"partId": await _once(ctx, "part", _part), "quantity": 3}],
+    }
+    return await _id(ctx, P + "/om/purchase-orders", body)
+
+
+async def _downtime(ctx: Ctx) -> str:
+    """A closed interval a day after the last one made (intervals may not overlap)."""
+    ctx.made["downtimeDay"] = day = ctx.made.get("downtimeDay", 0) + 1
+    started = datetime(2025, 1, 1, 8, tzinfo=UTC) + timedelta(days=day)  # in the past
+    body = {
+        "startedAt": started.isoformat(),
+        "endedAt": (started + timedelta(hours=2)).isoformat(),
+        "reason": "Trip",
+    }
+    return await _id(ctx, P + "/om/assets/{assetId}/downtime", body, "member")
+
+
 def _body(path: str, body: Callable[[], dict[str, Any]], actor: str = "manager") -> Maker:
     async def make(ctx: Ctx) -> str:
         return await _id(ctx, path, body(), actor)
@@ -205,6 +268,14 @@ ROUTES: dict[str, ListRoute] = {
     P + "/om/assets": ListRoute(_asset),
     P + "/om/assets/{assetId}/meter-readings": ListRoute(_reading, _made(assetId=_asset)),
     P + "/om/maintenance": ListRoute(_schedule),
+    W + "/om/parts": ListRoute(_part),
+    W + "/vendors": ListRoute(_body(W + "/vendors", _named("Vendor"))),
+    P + "/om/stock-locations": ListRoute(_location),
+    P + "/om/stock": ListRoute(_level),
+    P + "/om/stock/moves": ListRoute(_move),
+    P + "/om/costs": ListRoute(_cost),
+    P + "/om/purchase-orders": ListRoute(_purchase_order),
+    P + "/om/assets/{assetId}/downtime": ListRoute(_downtime, _made(assetId=_asset)),
     P + "/om/inspection-templates": ListRoute(_template),
     P + "/om/inspection-runs": ListRoute(
         lambda ctx: _id(ctx, P + "/om/inspection-runs", {"templateId": ctx.made["templateId"]}),

@@ -26,18 +26,25 @@ from plumbline.models import (
     AuthSession,
     BillingEvent,
     CloudConnection,
+    ExternalIdentity,
     File,
     Folder,
     Issue,
+    LabourRate,
     MaintenanceCompletion,
     Material,
     Membership,
     OccupantRequest,
+    Part,
     ProjectMember,
     ProposalTemplate,
     PunchItemAssignee,
     RfiAssignee,
+    ScimUser,
+    SsoConfig,
+    SsoDomain,
     User,
+    WorkOrderCost,
     Workspace,
 )
 from plumbline.routing import make_router
@@ -137,6 +144,34 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         "uq_cloud_connections_user_id_provider": lambda: CloudConnection(
             user_id=ids["userId"], provider="google", access_token="sealed"
         ),
+        "uq_sso_domains_domain": lambda: SsoDomain(
+            workspace_id=ids["workspaceId"], domain=ids["ssoDomain"], created_at=now
+        ),
+        "uq_sso_configs_workspace_id": lambda: SsoConfig(
+            workspace_id=ids["workspaceId"],
+            issuer="https://idp.example",
+            client_id="twin",
+            client_secret="sealed",
+            default_role="MEMBER",
+            verification_token="twin",
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_external_identities_issuer_subject": lambda: ExternalIdentity(
+            user_id=ids["userId"],
+            workspace_id=ids["workspaceId"],
+            issuer="https://idp.example",
+            subject=ids["subject"],
+            created_at=now,
+        ),
+        "uq_scim_users_workspace_id_user_id": lambda: ScimUser(
+            workspace_id=ids["workspaceId"],
+            user_id=ids["userId"],
+            user_name="twin",
+            attributes={},
+            created_at=now,
+            updated_at=now,
+        ),
         "uq_occupant_requests_tracking_token_hash": lambda: OccupantRequest(
             issue_id=ids["workOrderId"],
             link_id=ids["linkId"],
@@ -180,6 +215,30 @@ def _duplicate(case: str, ids: dict[str, str]) -> Any:
         ),
         "uq_proposal_templates_workspace_id_name": lambda: ProposalTemplate(
             workspace_id=ids["workspaceId"], name=ids["templateName"], body="Twin"
+        ),
+        "uq_om_parts_workspace_sku_live": lambda: Part(
+            workspace_id=ids["workspaceId"],
+            name="Twin",
+            unit="each",
+            sku=ids["sku"],
+            unit_cost=0,
+            created_at=now,
+            updated_at=now,
+        ),
+        "uq_om_work_order_costs_running": lambda: WorkOrderCost(
+            project_id=ids["projectId"],
+            workspace_id=ids["workspaceId"],
+            work_order_id=ids["workOrderId"],
+            kind="LABOUR",
+            user_id=ids["userId"],
+            running=True,
+            amount=0,
+            incurred_at=now,
+            created_at=now,
+            updated_at=now,
+        ),
+        "pk_om_labour_rates": lambda: LabourRate(
+            workspace_id=ids["workspaceId"], user_id=ids["userId"], hourly_rate=1, updated_at=now
         ),
     }
     return rows[case]()
@@ -301,6 +360,17 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=world.manager.headers,
     )
     assert template.status_code == 200, template.text
+    part = await client.post(
+        f"/api/v1/workspaces/{world.workspace.id}/om/parts",
+        json={"name": "Twin", "unit": "each", "sku": "TWIN-1"},
+        headers=world.manager.headers,
+    )
+    rate = await client.put(
+        f"/api/v1/workspaces/{world.workspace.id}/om/labour-rates/{world.member.id}",
+        json={"hourlyRate": 50},
+        headers=world.manager.headers,
+    )
+    assert (part.status_code, rate.status_code) == (200, 200), (part.text, rate.text)
     restricted = await create_user()
     await add_member(world.workspace, restricted, project_ids=[world.project.id])
     await set_project(world.project.id, operations_mode=True)
@@ -322,6 +392,12 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         headers=headers,
     )
     assert completed.status_code == 200, completed.text
+    timer = await client.post(
+        om_url(world.project, f"/work-orders/{work_order_id}/costs/timer/start"),
+        json={},
+        headers=headers,
+    )
+    assert timer.status_code == 200, timer.text
     link = await client.post(
         om_url(world.project, "/occupant-links"),
         json={"label": "Twin"},
@@ -349,6 +425,35 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         await db.commit()
     async with database.sessionmaker() as db, db.begin():
         db.add(CloudConnection(user_id=world.member.id, provider="google", access_token="sealed"))
+    sso_domain, subject = f"d{new_id()[-12:]}.example.com", new_id()
+    sso = await client.put(
+        f"/api/v1/workspaces/{world.workspace.id}/sso",
+        json={"issuer": "https://idp.example", "clientId": "c", "clientSecret": "s",
+              "domains": [sso_domain]},
+        headers=world.admin.headers,
+    )  # fmt: skip
+    assert sso.status_code == 200, sso.text
+    async with database.sessionmaker() as db, db.begin():
+        now = clock.now()
+        db.add(
+            ExternalIdentity(
+                user_id=world.member.id,
+                workspace_id=world.workspace.id,
+                issuer="https://idp.example",
+                subject=subject,
+                created_at=now,
+            )
+        )
+        db.add(
+            ScimUser(
+                workspace_id=world.workspace.id,
+                user_id=world.member.id,
+                user_name="member",
+                attributes={},
+                created_at=now,
+                updated_at=now,
+            )
+        )
     return {
         "assetTag": asset["tag"],
         "scheduleId": schedule["id"],
@@ -367,6 +472,8 @@ async def _ids(client: httpx.AsyncClient, world: World) -> dict[str, str]:
         "linkId": link.json()["id"],
         "trackingHash": tracking_hash,
         "externalId": "ERP-1",  # an issue's, an asset's and a material's
+        "ssoDomain": sso_domain,
+        "subject": subject,
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,6 +42,7 @@ from tests.file.helpers import upload
 P = "/api/v1/projects/{p}"
 W = "/api/v1/workspaces/{w}"
 VALID = "2039-12-31T17:00:00Z"
+SSO_CLIENT_SECRET = "sweep-sso-client-secret-a1b2c3"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 
 
@@ -387,6 +389,71 @@ async def _workspace(s: Seed) -> str:
     return (await create_workspace(s.owner, name="Spare Builders")).id
 
 
+async def _part(s: Seed) -> str:
+    body = {"name": "V-belt", "unit": "each", "sku": f"VB-{new_id()}", "unitCost": "12.50"}
+    return str((await s.post(W + "/om/parts", body))["id"])
+
+
+async def _location(s: Seed) -> str:
+    return str((await s.post(P + "/om/stock-locations", {"name": f"Store {new_id()}"}))["id"])
+
+
+async def _vendor(s: Seed) -> str:
+    return str((await s.post(W + "/vendors", {"name": "Acme Supply"}))["id"])
+
+
+async def _order(s: Seed) -> str:
+    line = {"partId": s.ids["part"], "quantity": 3}
+    body = {"vendorId": s.ids["vendor"], "locationId": s.ids["location"], "lines": [line]}
+    return str((await s.post(P + "/om/purchase-orders", body))["id"])
+
+
+async def _work_order(s: Seed) -> str:
+    body = {"title": "Chiller trips", "issueKind": "WORK_ORDER"}
+    body["assigneeId"] = s.actors["CONTRACTOR"].id
+    return str((await s.post(P + "/issues", body))["id"])
+
+
+async def _cost(s: Seed) -> str:
+    body = {"category": "TRAVEL", "description": "Van", "amount": "12.50"}
+    made = await s.post(P + "/om/work-orders/{work_order}/costs/other", body)
+    return str(made["id"])
+
+
+async def _downtime(s: Seed) -> str:
+    """A closed interval in the past, a day after the last one made (they may not overlap)."""
+    s.ids["downtime_days"] = str(days := int(s.ids.get("downtime_days", "0")) + 1)
+    started = datetime(2025, 1, 1, 8, tzinfo=UTC) + timedelta(days=days)
+    body = {
+        "startedAt": started.isoformat(),
+        "endedAt": (started + timedelta(hours=2)).isoformat(),
+        "reason": "Trip",
+    }
+    return str((await s.post(P + "/om/assets/{asset}/downtime", body))["id"])
+
+
+async def _sso(s: Seed) -> str:
+    """The workspace's SSO configuration (again): its id is the workspace's."""
+    body = {
+        "issuer": "https://idp.example/realms/sweep",
+        "clientId": "plumbline",
+        "clientSecret": SSO_CLIENT_SECRET,
+        "domains": [f"sweep-{s.world.workspace.id[-8:]}.example"],
+    }
+    await s.call("PUT", W + "/sso", body, s.owner)
+    s.ids["sso_domain"] = body["domains"][0]
+    return s.world.workspace.id
+
+
+async def _scim_token(s: Seed) -> str:
+    return str((await s.post(W + "/scim-tokens", {"name": "Okta"}, s.owner))["id"])
+
+
+async def _workspace_slug(s: Seed) -> str:
+    """The slug of a workspace without SSO."""
+    return (await create_workspace(s.owner, name="No SSO Ltd")).slug
+
+
 Maker = Callable[[Seed], Awaitable[str]]
 
 MAKERS: dict[str, Maker] = {
@@ -429,6 +496,16 @@ MAKERS: dict[str, Maker] = {
     "upload_token": _upload_token,
     "checkout_token": _checkout_token,
     "billing_portal_token": _billing_portal_token,
+    "part": _part,
+    "location": _location,
+    "vendor": _vendor,
+    "order": _order,
+    "work_order": _work_order,
+    "cost": _cost,
+    "downtime": _downtime,
+    "sso": _sso,
+    "scim_token": _scim_token,
+    "workspace_slug": _workspace_slug,
 }
 
 
@@ -482,8 +559,20 @@ async def seed(client: httpx.AsyncClient, outbox: Path) -> Seed:
         "project_feed",
         "object_token",
         "upload_token",
+        "part",
+        "location",
+        "vendor",
+        "order",
+        "work_order",
+        "cost",
+        "downtime",
+        "sso",
+        "scim_token",
+        "workspace_slug",
     ):
         s.ids[kind] = await MAKERS[kind](s)
+    # The member's labour rate (a GET of a rate never set is a 404 for everyone).
+    await s.call("PUT", W + "/om/labour-rates/{member}", {"hourlyRate": "45.00"})
     s.ids["issue_photo"] = await MAKERS["issue_photo"](s)
     s.ids["punch_photo"] = await MAKERS["punch_photo"](s)
     request = await _occupant_request(s)

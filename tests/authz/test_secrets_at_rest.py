@@ -31,9 +31,10 @@ from plumbline.db import database
 from plumbline.demo.seed import seed as demo_seed
 from plumbline.kit import crypto, ratelimit
 from plumbline.kit.ids import new_id
-from plumbline.models import CloudConnection, IdempotencyKey, Webhook
+from plumbline.models import CloudConnection, IdempotencyKey, SsoConfig, Webhook
+from plumbline.sso import service as sso_service
 from plumbline.webhook import signing
-from tests.authz.sweep_world import P, Seed, connect_cloud, seed
+from tests.authz.sweep_world import SSO_CLIENT_SECRET, P, Seed, connect_cloud, seed
 from tests.cloud.standin import CLIENT_SECRET, StandIn
 from tests.conftest import ORIGIN
 from tests.factories import PASSWORD, link_in, mail_text, read_mails
@@ -53,6 +54,8 @@ PATH_WORDS = {
     for word in str(getattr(route, "path", "")).split("/")
     if "{" not in word
 }
+# Links that name nothing secret: an SSO sign-in link names the workspace's slug (public).
+PUBLIC_LINKS = {"signInUrl"}
 
 
 @dataclass
@@ -89,7 +92,12 @@ class Captured:
         elif isinstance(value, list):
             for item in value:
                 self._walk(item, where, name)
-        elif isinstance(value, str) and SECRET_FIELDS.search(name) and not name.endswith("At"):
+        elif (
+            isinstance(value, str)
+            and SECRET_FIELDS.search(name)
+            and not name.endswith("At")
+            and name not in PUBLIC_LINKS
+        ):
             if value.startswith(("http://", "https://", "/")):
                 self._url(value, f"{where} {name}")
             else:
@@ -229,6 +237,7 @@ ENCRYPTED = {
     "webhook signing secrets": "webhooks.secret, webhooks.previous_secret",
     "cloud OAuth access and refresh tokens": "cloud_connections.access_token, .refresh_token",
     "answers stored for Idempotency-Key replays": "idempotency_keys (the sealed body)",
+    "SSO client secrets": "sso_configs.client_secret",
 }
 
 
@@ -243,6 +252,8 @@ async def test_no_secret_is_stored_in_clear(
     for message in read_mails(outbox):
         for url in URL.findall(mail_text(message)):
             captured._url(url, f"e-mail {message['Subject']!r}")
+    # Given, never answered: the SSO client secret the seed configured.
+    captured.add(SSO_CLIENT_SECRET, "PUT sso clientSecret (given)")
     for access, (refresh, _) in providers.state.access.items():
         captured.add(access, "cloud access token (the provider's)")
         captured.add(refresh, "cloud refresh token (the provider's)")
@@ -269,6 +280,8 @@ async def test_no_secret_is_stored_in_clear(
         "cloud access token",
         "cloud refresh token",
         "/api/payments/checkout url",
+        "sso clientSecret",
+        "scim-tokens token",
     ):
         assert where in kinds, f"no secret captured from {where}"
 
@@ -310,3 +323,10 @@ async def test_no_secret_is_stored_in_clear(
         assert replayed_key.encode() not in stored.body
         opened = crypto.unseal(stored.body, "idempotency")
         assert opened is not None and replayed_key.encode() in opened
+        config = (
+            await db.execute(
+                select(SsoConfig).where(SsoConfig.workspace_id == s.world.workspace.id)
+            )
+        ).scalar_one()
+        assert config.client_secret.startswith("gAAAA")
+        assert sso_service.unseal(config.client_secret) == SSO_CLIENT_SECRET

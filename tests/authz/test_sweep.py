@@ -190,6 +190,70 @@ ROUTES: dict[str, R] = {
     "GET P/schedule": R("om read", "schedule:read"),
     "PUT P/schedule": R("manager setup", "schedule:write"),
     "GET P/schedule/export.csv": R("om read", "schedule:read"),
+    # Parts, stock, purchasing, costs, downtime and reliability (issue 29): whoever works on
+    # O&M reads them and records stock used, costs and downtime; MANAGER+ sets parts,
+    # locations, vendors and orders up, approves, receives and adjusts. The workspace's
+    # catalogue and vendors take no project keys.
+    "GET W/om/parts": R("workspace internal read"),
+    "POST W/om/parts": R("workspace manager"),
+    "GET W/om/parts/{partId}": R("workspace internal read"),
+    "PATCH W/om/parts/{partId}": R("workspace manager"),
+    "DELETE W/om/parts/{partId}": R("workspace manager", fresh=("part",)),
+    "GET W/vendors": R("workspace internal read"),
+    "POST W/vendors": R("workspace manager"),
+    "GET W/vendors/{vendorId}": R("workspace internal read"),
+    "PATCH W/vendors/{vendorId}": R("workspace manager"),
+    "DELETE W/vendors/{vendorId}": R("workspace manager", fresh=("vendor",)),
+    "GET W/om/labour-rates/{userId}": R("workspace internal read"),
+    "PUT W/om/labour-rates/{userId}": R("workspace manager"),
+    "GET P/om/stock-locations": R("om read", "om:read"),
+    "POST P/om/stock-locations": R("manager setup", "om:write"),
+    "GET P/om/stock": R("om read", "om:read"),
+    "GET P/om/stock/moves": R("om read", "om:read"),
+    "GET P/om/stock/moves/export.csv": R("om read", "om:read"),
+    "POST P/om/stock/receipts": R("manager setup", "om:write"),
+    "POST P/om/stock/transfers": R("om work", "om:write"),
+    "POST P/om/stock/adjustments": R("manager setup", "om:write"),
+    "GET P/om/purchase-orders": R("om read", "om:read"),
+    "POST P/om/purchase-orders": R("manager setup", "om:write"),
+    "GET P/om/purchase-orders/{orderId}": R("om read", "om:read"),
+    "PATCH P/om/purchase-orders/{orderId}": R("manager setup", "om:write"),
+    "GET P/om/purchase-orders/{orderId}/pdf": R("om read", "om:read"),
+    "POST P/om/purchase-orders/{orderId}/approve": R("manager setup", "om:write"),
+    "POST P/om/purchase-orders/{orderId}/order": R("manager setup", "om:write"),
+    "POST P/om/purchase-orders/{orderId}/email": R("manager setup", "om:write"),
+    "POST P/om/purchase-orders/{orderId}/receive": R("manager setup", "om:write"),
+    "POST P/om/purchase-orders/{orderId}/cancel": R("manager setup", "om:write"),
+    "GET P/om/work-orders/{workOrderId}/costs": R("om read", "om:read"),
+    "POST P/om/work-orders/{workOrderId}/costs/parts": R("om work", "om:write"),
+    "POST P/om/work-orders/{workOrderId}/costs/labour": R("om work", "om:write"),
+    "POST P/om/work-orders/{workOrderId}/costs/timer/start": R("om work", "om:write"),
+    "POST P/om/work-orders/{workOrderId}/costs/timer/stop": R("om work", "om:write"),
+    "POST P/om/work-orders/{workOrderId}/costs/other": R("om work", "om:write"),
+    "DELETE P/om/work-orders/{workOrderId}/costs/{costId}": R("om work", "om:write", ("cost",)),
+    "GET P/om/costs": R("om read", "om:read"),
+    "GET P/om/costs/export.csv": R("om read", "om:read"),
+    "GET P/om/assets/{assetId}/downtime": R("om read", "om:read"),
+    "POST P/om/assets/{assetId}/downtime": R("om work", "om:write"),
+    "PATCH P/om/assets/{assetId}/downtime/{downtimeId}": R("om work", "om:write"),
+    # MANAGER+ deletes an interval, or a member their own (the sweep's are the MANAGER's).
+    "DELETE P/om/assets/{assetId}/downtime/{downtimeId}": R(
+        "manager setup", "om:write", ("downtime",)
+    ),
+    "GET P/om/assets/{assetId}/reliability": R("om read", "om:read"),
+    "GET P/om/reliability": R("om read", "om:read"),
+    "GET P/om/reliability/export.csv": R("om read", "om:read"),
+    # SSO and SCIM tokens (issue 31): ADMIN+ configures them (enterprise plan). The configuration
+    # is made anew for each allowed call (a DELETE removes it).
+    "GET W/sso": R("workspace admin", fresh=("workspace=sso",)),
+    "PUT W/sso": R("workspace admin"),
+    "DELETE W/sso": R("workspace admin", fresh=("workspace=sso",)),
+    "POST W/sso/domains/{domain}/verify": R("workspace admin", fresh=("workspace=sso",)),
+    "POST W/scim-tokens": R("workspace admin"),
+    "DELETE W/scim-tokens/{tokenId}": R("workspace admin", fresh=("scim_token",)),
+    "GET /api/auth/sso": R("public"),
+    "GET /api/auth/sso/{workspaceSlug}": R("sso start"),
+    "GET /api/auth/sso/callback": R("public"),
     "GET /api/v1/health": R("public"),
     "GET /api/v1/ready": R("public"),
     "POST /api/v1/public/marketing/chat": R("public"),
@@ -427,6 +491,11 @@ RULES: dict[str, str] = {
     "public": "ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok",
     "public token": "ok 404 ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok",
     "signed url": "ok SIG ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok",
+    # The start of an SSO sign-in takes no session: the same answer for every caller. The
+    # sweep's workspace names an issuer that never resolves (idp.example: a 502), so the
+    # route is called for a workspace without SSO: 404 SSO_NOT_CONFIGURED for everyone
+    # (tests/sso walk the sign-in against a real provider).
+    "sso start": " ".join(["404"] * 17),
     "cron": "401 401 ok 401 401 401 401 401 401 401 401 401 401 401 401 401 401",
 }
 
@@ -498,6 +567,15 @@ SIMPLE = {
     "deliveryId": "delivery",
     "folderId": "folder",
     "provider": "provider",
+    "partId": "part",
+    "vendorId": "vendor",
+    "orderId": "order",
+    "workOrderId": "work_order",
+    "costId": "cost",
+    "downtimeId": "downtime",
+    "tokenId": "scim_token",
+    "domain": "sso_domain",
+    "workspaceSlug": "workspace_slug",
 }
 
 

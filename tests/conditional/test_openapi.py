@@ -87,6 +87,16 @@ async def test_the_reads_a_caller_can_name_answer_their_tags(client: httpx.Async
     spec = (await client.get("/api/v1/openapi.json")).json()
     ids = {"projectId": world.project.id, "workspaceId": world.workspace.id}
     headers = {**world.owner.headers, "x-service-cron-secret": "test-cron-secret"}  # conftest's
+    sso = {  # the workspace's SSO configuration, read by GET /workspaces/{w}/sso
+        "issuer": "https://idp.example/realms/etag",
+        "clientId": "plumbline",
+        "clientSecret": "etag-client-secret",
+        "domains": [f"etag-{world.workspace.id[-8:]}.example"],
+    }
+    configured = await client.put(
+        f"/api/v1/workspaces/{world.workspace.id}/sso", json=sso, headers=world.owner.headers
+    )
+    assert configured.status_code == 200, configured.text
     called = []
     for path, item in spec["paths"].items():
         read = item.get("get")

@@ -120,6 +120,28 @@ async def test_demo_seeds_every_module_and_prints_what_works(client: httpx.Async
         "INSPECTION_FOLLOWUP"
     )
 
+    # Maintenance cost: a store room with parts below and above their minimum, a received
+    # purchase order, work orders with parts and labour, the chiller's two unplanned outages.
+    stock = await _list(client, key, f"{base}/om/stock")
+    assert {s["belowMinimum"] for s in stock} == {True, False}
+    [order] = await _list(client, key, f"{base}/om/purchase-orders")
+    assert order["status"] == "RECEIVED"
+    kinds = {c["kind"] for c in await _list(client, key, f"{base}/om/costs")}
+    assert {"PART", "LABOUR", "OTHER"} <= kinds
+    report = await client.get(f"{base}/om/reliability", headers=key_headers(key))
+    [chiller_row] = [a for a in report.json()["assets"] if a["tag"] == "CH-01"]
+    # 8 h + 6 h unplanned and 2 h planned in 720 h: MTTR 7, MTBF (720 - 16) / 2 = 352,
+    # availability 704 / 720 = 0.9778; parts 6.5 l x 31.20, 3.25 h x 85.00, 420.00 + 65.00
+    assert chiller_row["failures"] == 2
+    assert (chiller_row["mttrHours"], chiller_row["mtbfHours"]) == (7, 352)
+    assert chiller_row["availability"] == 0.9778
+    assert chiller_row["cost"] == {
+        "parts": "202.80",
+        "labour": "276.25",
+        "other": "485.00",
+        "total": "964.05",
+    }
+
     assert any(item["materialId"] for p in proposals for item in p["items"])
 
     # A webhook to show, disabled and pointing at a name that never resolves: nothing sent.

@@ -125,6 +125,16 @@ SETUP = {
     ("POST", "/inspection-templates"),
     ("PATCH", "/inspection-templates/{templateId}"),
     ("DELETE", "/inspection-templates/{templateId}"),
+    ("POST", "/stock-locations"),
+    ("POST", "/stock/receipts"),
+    ("POST", "/stock/adjustments"),
+    ("POST", "/purchase-orders"),
+    ("PATCH", "/purchase-orders/{orderId}"),
+    ("POST", "/purchase-orders/{orderId}/approve"),
+    ("POST", "/purchase-orders/{orderId}/order"),
+    ("POST", "/purchase-orders/{orderId}/email"),
+    ("POST", "/purchase-orders/{orderId}/receive"),
+    ("POST", "/purchase-orders/{orderId}/cancel"),
 }
 
 

@@ -39,6 +39,8 @@ EMPTY = {
     "assetsTracked": 0,
     "overdueInspections": 0,
     "failedInspectionsLast30Days": 0,
+    "maintenanceCostLast30Days": "0.00",
+    "availabilityLast30Days": None,
 }
 
 
@@ -200,6 +202,8 @@ async def test_every_figure_at_a_chosen_instant(client: httpx.AsyncClient) -> No
         "assetsTracked": 2,
         "overdueInspections": 1,
         "failedInspectionsLast30Days": 1,
+        "maintenanceCostLast30Days": "0.00",
+        "availabilityLast30Days": 1.0,  # two assets, never down
     }
     # another workspace's dashboard does not see any of it, nor this one
     other = await om_world()

@@ -24,11 +24,12 @@ class Feature(StrEnum):
     DRAWING_AI = "drawing-ai"
     CLOUD = "cloud"
     OM = "om"
+    SSO = "sso"
 
 
 _TEAM = {Feature.RECORDS, Feature.FILES, Feature.SCHEDULE, Feature.MATERIALS_READ}
 _PRO = _TEAM | {Feature.PROPOSALS, Feature.MATERIALS_WRITE, Feature.DRAWING_AI, Feature.CLOUD}
-_ENTERPRISE = _PRO | {Feature.OM}
+_ENTERPRISE = _PRO | {Feature.OM, Feature.SSO}
 PLAN_FEATURES: dict[str, set[Feature]] = {
     "trial": _ENTERPRISE,
     "team": _TEAM,
@@ -63,6 +64,9 @@ ROUTE_FEATURES: dict[str, Feature | None] = {
     "materials": Feature.MATERIALS_READ,
     "drawing-ai": Feature.DRAWING_AI,
     "cloud": Feature.CLOUD,
+    # Enterprise sign-in: the provider, its domains and SCIM tokens (docs/sso.md).
+    "sso": Feature.SSO,
+    "scim": Feature.SSO,  # the SCIM token carries the check (scim.auth)
     # Every plan: a lapsed subscription still reads its webhooks but changes none.
     "webhooks": Feature.RECORDS,
     # Open on every plan: counts, administration and the caller's own things. Project writes

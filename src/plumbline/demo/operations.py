@@ -4,6 +4,7 @@ occupant portal."""
 from __future__ import annotations
 
 from plumbline.config import settings
+from plumbline.demo import maintenance_cost
 from plumbline.demo.api import Api, day
 
 
@@ -11,6 +12,7 @@ async def populate(api: Api, base: str) -> list[tuple[str, str]]:
     """Maintenance, inspections and occupant requests; the occupant link worth printing."""
     await _maintenance(api, base)
     await _inspections(api, base)
+    await maintenance_cost.populate(api, base)
     return await _occupant(api, base)
 
 

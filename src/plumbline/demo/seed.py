@@ -24,6 +24,7 @@ from plumbline.db import database
 from plumbline.demo.api import Api
 from plumbline.demo.billing import subscribe
 from plumbline.demo.records import populate
+from plumbline.demo.sso import add_identity_provider
 from plumbline.demo.webhooks import add_webhook
 from plumbline.kit import clock, crypto
 from plumbline.models import AuthSession, Project, User, Workspace
@@ -151,6 +152,7 @@ async def seed() -> DemoProject:
         )
         links = await populate(api, project["id"])
         await add_webhook(api, project["id"])  # after the records: nothing queued for it
+        await add_identity_provider(api, workspace["id"])
         await subscribe(api, workspace["id"])
         key = await _mint_key(api, project["id"], "Demo integration")
     return DemoProject(workspace["id"], project["id"], key, tuple(links))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -12,6 +13,7 @@ from plumbline.authz.plans import Feature, plan_has
 from plumbline.authz.project import module_on
 from plumbline.digest import repository as repo
 from plumbline.digest.service import Digest, Item
+from plumbline.kit.money import number_text
 
 WEEK = timedelta(days=7)
 MONTH = timedelta(days=30)
@@ -81,6 +83,24 @@ async def due_inspections(db: AsyncSession, now: datetime) -> list[Item]:
     return [item for item in items if item]
 
 
+async def low_stock(db: AsyncSession, now: datetime) -> list[Item]:
+    """Parts below their minimum at a location (issue 29): listed while they stay below."""
+    items = []
+    for row in await repo.low_stock(db):
+        name, unit, on_hand, minimum, location_id, location = row[:6]
+        text = (
+            f"{name} at {location}: {number_text(Decimal(on_hand))} {unit} "
+            f"(minimum {number_text(Decimal(minimum))})"
+        )
+        path = f"/om/stock?locationId={location_id}"
+        items.append(_item(row[6:], "Parts below their minimum", text, path))
+    return [item for item in items if item]
+
+
+async def maintenance_and_stock(db: AsyncSession, now: datetime) -> list[Item]:
+    return await due_maintenance(db, now) + await low_stock(db, now)
+
+
 WORK_ORDER_AGING = Digest(
     kind="om-work-order-aging",
     notification_kind="WORK_ORDER_AGING",
@@ -92,8 +112,9 @@ MAINTENANCE = Digest(
     kind="om-maintenance",
     notification_kind="MAINTENANCE_DUE",
     subject="Maintenance due",
-    intro="These maintenance schedules are overdue or due within 7 days.",
-    collect=due_maintenance,
+    intro="These maintenance schedules are overdue or due within 7 days, and these parts are "
+    "below their minimum.",
+    collect=maintenance_and_stock,
     assignees_too=True,
 )
 INSPECTIONS = Digest(

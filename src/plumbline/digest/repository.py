@@ -18,7 +18,10 @@ from plumbline.models import (
     InspectionTemplate,
     Issue,
     MaintenanceSchedule,
+    Part,
     Project,
+    StockLevel,
+    StockLocation,
     Workspace,
 )
 
@@ -146,5 +149,35 @@ async def due_inspections(db: AsyncSession, until: datetime) -> Sequence[Sequenc
             Workspace.deleted_at.is_(None),
         )
         .order_by(Project.id, InspectionTemplate.next_due_at, InspectionTemplate.id)
+    )
+    return (await db.execute(query)).all()
+
+
+async def low_stock(db: AsyncSession) -> Sequence[Sequence[Any]]:
+    """Stock levels below their part's minimum, in live projects: part name, unit, on hand,
+    minimum, location id and name, then the ``PROJECT`` columns."""
+    query = (
+        select(
+            Part.name,
+            Part.unit,
+            StockLevel.on_hand,
+            Part.min_quantity,
+            StockLocation.id,
+            StockLocation.name,
+            *PROJECT,
+        )
+        .join(Part, Part.id == StockLevel.part_id)
+        .join(StockLocation, StockLocation.id == StockLevel.location_id)
+        .join(Project, Project.id == StockLevel.project_id)
+        .join(Workspace, Workspace.id == Project.workspace_id)
+        .where(
+            StockLevel.low_since.is_not(None),
+            StockLevel.on_hand < Part.min_quantity,
+            Part.deleted_at.is_(None),
+            StockLocation.deleted_at.is_(None),
+            Project.deleted_at.is_(None),
+            Workspace.deleted_at.is_(None),
+        )
+        .order_by(Project.id, Part.name, StockLocation.name)
     )
     return (await db.execute(query)).all()

@@ -36,6 +36,7 @@ from plumbline.identity.links import (
 from plumbline.kit import clock, crypto, ratelimit
 from plumbline.mail.tasks import queue
 from plumbline.models import AuthSession, User, UserToken
+from plumbline.sso import policy as sso_policy
 
 VERIFY_EMAIL = "verify_email"
 RESET_PASSWORD = "reset_password"  # noqa: S105 - a token purpose, not a secret
@@ -168,6 +169,7 @@ class IdentityService:
         valid = crypto.verify_password(user.password_hash if user else None, body.password)
         if user is None or not valid:
             raise InvalidCredentials()
+        await sso_policy.allow_password(db, user)
         session, token = await create_session(db, user, request, remember=body.remember_me)
         tighter = min(by_ip, by_email, key=lambda v: v.remaining)
         return SignedIn(

@@ -15,3 +15,13 @@ def cents(value: Decimal) -> Decimal:
 def text(value: Decimal) -> str:
     """A two-decimal string, as the API answers amounts."""
     return str(cents(value))
+
+
+FOUR = Decimal("0.0001")
+
+
+def number_text(value: Decimal) -> str:
+    """A quantity, rate or percentage as a plain decimal string, at least two places."""
+    text = format(value.quantize(FOUR).normalize(), "f")
+    whole, _, fraction = text.partition(".")
+    return f"{whole}.{fraction.ljust(2, '0')}"

@@ -94,7 +94,7 @@ class MemberService:
         user_id: str,
         *,
         role: str,
-        principal: Principal,
+        principal: Principal | str,
         action: str,
         kind: str = INTERNAL,
         project_ids: Sequence[str] = (),

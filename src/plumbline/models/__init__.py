@@ -31,6 +31,18 @@ from plumbline.models.om import (
     MaintenanceWorkOrder,
     MeterReading,
 )
+from plumbline.models.om_cost import (
+    Downtime,
+    LabourRate,
+    Part,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    StockLevel,
+    StockLocation,
+    StockMove,
+    Vendor,
+    WorkOrderCost,
+)
 from plumbline.models.om_inspection import InspectionRun, InspectionTemplate
 from plumbline.models.project import Project, ProjectCounter, ProjectMember
 from plumbline.models.proposal import Proposal
@@ -44,6 +56,15 @@ from plumbline.models.proposal_template import ProposalTemplate
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
 from plumbline.models.schedule import Schedule, ScheduleTask
+from plumbline.models.sso import (
+    ExternalIdentity,
+    ScimGroup,
+    ScimToken,
+    ScimUser,
+    SsoConfig,
+    SsoDomain,
+    SsoLogin,
+)
 from plumbline.models.user import AuthSession, User, UserToken
 from plumbline.models.webhook import Webhook, WebhookDelivery
 from plumbline.models.workspace import EmailInvite, Invite, Membership, Workspace
@@ -59,9 +80,11 @@ __all__ = [
     "CloudAuthorization",
     "CloudConnection",
     "DigestRun",
+    "Downtime",
     "EmailInvite",
     "EventLog",
     "EventStream",
+    "ExternalIdentity",
     "FieldReport",
     "File",
     "FileLock",
@@ -74,6 +97,7 @@ __all__ = [
     "Issue",
     "IssueComment",
     "Job",
+    "LabourRate",
     "MaintenanceCompletion",
     "MaintenanceSchedule",
     "MaintenanceWorkOrder",
@@ -83,6 +107,7 @@ __all__ = [
     "Notification",
     "OccupantLink",
     "OccupantRequest",
+    "Part",
     "Project",
     "ProjectCounter",
     "ProjectMember",
@@ -94,18 +119,31 @@ __all__ = [
     "ProposalTemplate",
     "PunchItem",
     "PunchItemAssignee",
+    "PurchaseOrder",
+    "PurchaseOrderLine",
     "Rfi",
     "RfiAssignee",
     "RfiMessage",
     "Schedule",
     "ScheduleTask",
     "SchedulerLease",
+    "ScimGroup",
+    "ScimToken",
+    "ScimUser",
     "SheetResult",
+    "SsoConfig",
+    "SsoDomain",
+    "SsoLogin",
+    "StockLevel",
+    "StockLocation",
+    "StockMove",
     "Upload",
     "User",
     "UserToken",
+    "Vendor",
     "ViewerState",
     "Webhook",
     "WebhookDelivery",
+    "WorkOrderCost",
     "Workspace",
 ]

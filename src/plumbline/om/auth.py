@@ -13,6 +13,7 @@ from fastapi import Depends
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
+from plumbline.authz.workspace import WorkspaceContext, workspace_access
 
 MODULE = "om"
 
@@ -29,3 +30,12 @@ CanReadOm = Annotated[ProjectContext, Depends(om_access(Permission.OM_WORK, scop
 CanWorkOm = Annotated[ProjectContext, Depends(om_access(Permission.OM_WORK, scope="om:write"))]
 # Set up assets, maintenance schedules and inspection templates (MANAGER+).
 CanSetupOm = Annotated[ProjectContext, Depends(om_access(Permission.OM_SETUP, scope="om:write"))]
+
+# The workspace's parts catalogue and vendors: internal members read them, MANAGER+ writes
+# them (session users: workspace routes take no project API keys).
+CanReadOmWorkspace = Annotated[
+    WorkspaceContext, Depends(workspace_access(Permission.OM_WORK, feature=Feature.OM))
+]
+CanSetupOmWorkspace = Annotated[
+    WorkspaceContext, Depends(workspace_access(Permission.OM_SETUP, feature=Feature.OM))
+]

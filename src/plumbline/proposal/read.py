@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.events.readers import reader
 from plumbline.kit import clock, money
+from plumbline.kit.money import number_text
 from plumbline.models import Project, Proposal, Workspace
 from plumbline.proposal.document import letter
 from plumbline.proposal.status import LIVE, ProposalStatus, shown
@@ -107,15 +108,6 @@ PortalProposal = create_model(
 )
 CLIENT_FIELDS = tuple(name for name in PortalProposal.model_fields if name in FIELDS.names)
 ITEM_FIELDS = tuple(PortalItem.model_fields)
-
-FOUR = Decimal("0.0001")
-
-
-def number_text(value: Decimal) -> str:
-    """A quantity, rate or percentage as a plain decimal string, at least two places."""
-    text = format(value.quantize(FOUR).normalize(), "f")
-    whole, _, fraction = text.partition(".")
-    return f"{whole}.{fraction.ljust(2, '0')}"
 
 
 def percent_text(value: Decimal | str) -> str:

@@ -16,6 +16,7 @@ from plumbline.models import (
     Issue,
     MaintenanceCompletion,
     MaintenanceSchedule,
+    WorkOrderCost,
 )
 
 UNRESOLVED = ("OPEN", "IN_PROGRESS")
@@ -109,5 +110,13 @@ async def figures(db: AsyncSession, project_id: str, at: Window) -> dict[str, An
             InspectionRun.failed_count > 0,
             InspectionRun.completed_at >= at.month_ago,
         ).label("failedInspectionsLast30Days"),
+        select(func.coalesce(func.sum(WorkOrderCost.amount), 0))
+        .where(
+            WorkOrderCost.project_id == project_id,
+            WorkOrderCost.incurred_at >= at.month_ago,
+            WorkOrderCost.incurred_at < at.now,
+        )
+        .scalar_subquery()
+        .label("maintenanceCostLast30Days"),
     )
     return dict((await db.execute(query)).one()._mapping)

@@ -17,3 +17,5 @@ class FmDashboardRead(BaseModel):
     assetsTracked: int
     overdueInspections: int
     failedInspectionsLast30Days: int
+    maintenanceCostLast30Days: str
+    availabilityLast30Days: float | None

@@ -1,5 +1,6 @@
-"""The FM dashboard (PRODUCT §9): each figure is defined in ``docs/om.md``; days are the
-project's (its time zone), instants come from the injected clock."""
+"""The FM dashboard (PRODUCT §9): each figure is defined in ``docs/om-inspections.md`` (cost
+and availability in ``docs/maintenance-cost.md``); days are the project's (its time zone),
+instants come from the injected clock."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.project import ProjectContext
-from plumbline.kit import clock
+from plumbline.kit import clock, money
 from plumbline.om.fm_dashboard import repository as repo
 from plumbline.om.fm_dashboard.schemas import FmDashboardRead
 from plumbline.om.recurrence import DUE_SOON_DAYS, end_of_day, local_day, zone
+from plumbline.om.reliability.schemas import Window
+from plumbline.om.reliability.service import downtime
 
 # The figures in the spec's order: the response's.
 ORDER = tuple(FmDashboardRead.model_fields)
@@ -52,6 +55,17 @@ class FmDashboardService:
             _one_decimal(Decimal(100 * found["onTime"]) / due) if due else None
         )
         found["mttrHours"] = _one_decimal(found["mttrHours"])
+        found["maintenanceCostLast30Days"] = money.text(Decimal(found["maintenanceCostLast30Days"]))
+        # The mean availability of the live assets over the same 30 days (the reliability
+        # report's definition and its three statements).
+        at = window(ctx)
+        assets = await downtime.report(db, ctx, Window(at.month_ago, at.now))
+        total = sum((Decimal(str(a["availability"])) for a in assets), Decimal(0))
+        found["availabilityLast30Days"] = (
+            float((total / len(assets)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP))
+            if assets
+            else None
+        )
         return {name: found[name] for name in ORDER}
 
 

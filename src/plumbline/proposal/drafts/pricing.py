@@ -9,10 +9,11 @@ from pydantic.alias_generators import to_camel
 from plumbline.errors import InvalidField
 from plumbline.kit import money
 from plumbline.kit.ids import new_id
+from plumbline.kit.money import FOUR, number_text
 from plumbline.models import Proposal
 from plumbline.proposal.document import letter
 from plumbline.proposal.drafts.schemas import ItemIn, ProposalUpdate
-from plumbline.proposal.read import FIELDS, FOUR, number_text
+from plumbline.proposal.read import FIELDS
 
 # What a create or update writes (the fields an update takes), and the audit log compares.
 EDITABLE = tuple(to_camel(name) for name in ProposalUpdate.model_fields)

@@ -17,10 +17,10 @@ from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.workspace import WorkspaceContext
 from plumbline.errors import found
 from plumbline.kit.clock import iso
+from plumbline.kit.money import FOUR, number_text
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ProposalTemplate
 from plumbline.proposal.document import letter
-from plumbline.proposal.read import FOUR, number_text
 from plumbline.proposal.templates import repository as repo
 from plumbline.proposal.templates.errors import TemplateNameTaken
 from plumbline.proposal.templates.schemas import ProposalTemplateCreate, ProposalTemplateUpdate

@@ -1,0 +1,136 @@
+"""What provisioning changes: memberships, roles and sessions of the workspace's people."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from plumbline.audit.service import audit_as
+from plumbline.authz.permissions import Role
+from plumbline.identity import repository as identity_repo
+from plumbline.member import repository as member_repo
+from plumbline.member.service import member as member_service
+from plumbline.models import ScimGroup, ScimUser
+from plumbline.scim.auth import ScimCaller
+from plumbline.scim.documents import (
+    ACTOR,
+    ROLE_GROUPS,
+)
+from plumbline.scim.errors import ScimError, not_found
+from plumbline.sso import repository as sso_repo
+
+
+class Access:
+    async def _users(self, db: AsyncSession, workspace_id: str) -> list[ScimUser]:
+        query = select(ScimUser).where(ScimUser.workspace_id == workspace_id).order_by(ScimUser.id)
+        return list((await db.execute(query)).scalars())
+
+    async def _groups(self, db: AsyncSession, workspace_id: str) -> list[ScimGroup]:
+        query = (
+            select(ScimGroup).where(ScimGroup.workspace_id == workspace_id).order_by(ScimGroup.id)
+        )
+        return list((await db.execute(query)).scalars())
+
+    async def _user(self, db: AsyncSession, caller: ScimCaller, user_id: str) -> ScimUser:
+        row = await db.get(ScimUser, user_id)
+        if row is None or row.workspace_id != caller.workspace.id:
+            raise not_found(f"User {user_id} not found")
+        return row
+
+    async def _group(self, db: AsyncSession, caller: ScimCaller, group_id: str) -> ScimGroup:
+        row = await db.get(ScimGroup, group_id)
+        if row is None or row.workspace_id != caller.workspace.id:
+            raise not_found(f"Group {group_id} not found")
+        return row
+
+    async def _role_for(self, db: AsyncSession, workspace_id: str, scim_user_id: str) -> str:
+        best = 0
+        for group in await self._groups(db, workspace_id):
+            rank = ROLE_GROUPS.get(group.display_name.strip().upper(), 0)
+            if rank and any(m["value"] == scim_user_id for m in group.members):
+                best = max(best, rank)
+        if best:
+            return next(role for role, rank in ROLE_GROUPS.items() if rank == best)
+        config = await sso_repo.config(db, workspace_id)
+        return config.default_role if config is not None else Role.MEMBER.value
+
+    async def _activate(self, db: AsyncSession, caller: ScimCaller, row: ScimUser) -> None:
+        if row.user_id is None:
+            return
+        if await sso_repo.membership(db, caller.workspace.id, row.user_id) is not None:
+            return
+        role = await self._role_for(db, caller.workspace.id, row.id)
+        await member_service.join(
+            db,
+            caller.workspace,
+            row.user_id,
+            role=role,
+            principal=ACTOR,
+            action="member.provisioned",
+        )
+
+    async def _deactivate(self, db: AsyncSession, caller: ScimCaller, user_id: str) -> None:
+        """No membership and no session from this request on (the last SUPER_ADMIN stays)."""
+        membership = await member_repo.membership(db, caller.workspace.id, user_id, lock=True)
+        if membership is not None:
+            if membership.role == Role.SUPER_ADMIN.value and not membership.is_external:
+                await member_repo.lock_workspace(db, caller.workspace.id)
+                if (
+                    await member_repo.count_internal(
+                        db, caller.workspace.id, Role.SUPER_ADMIN.value
+                    )
+                    <= 1
+                ):
+                    raise ScimError(
+                        409, "The workspace's last SUPER_ADMIN cannot be deactivated", "mutability"
+                    )
+            await member_repo.delete_project_members(db, caller.workspace.id, user_id)
+            await db.delete(membership)
+            await audit_as(
+                db,
+                ACTOR,
+                ("member", user_id),
+                "member.deprovisioned",
+                {"role": [membership.role, None]},
+                workspace_id=caller.workspace.id,
+            )
+        ended = await identity_repo.delete_sessions(db, user_id)
+        await audit_as(
+            db,
+            ACTOR,
+            ("user", user_id),
+            "user.sessions_revoked",
+            {"sessions": [ended, 0], "via": [None, "scim"]},
+            workspace_id=caller.workspace.id,
+        )
+        await db.flush()
+
+    # ---- groups
+
+    async def _apply_roles(
+        self, db: AsyncSession, caller: ScimCaller, scim_user_ids: set[str]
+    ) -> None:
+        """The role each active member's groups give now (SUPER_ADMINs are left as they are)."""
+        for scim_user in await self._users(db, caller.workspace.id):
+            if scim_user.id not in scim_user_ids or not scim_user.active or not scim_user.user_id:
+                continue
+            membership = await sso_repo.membership(db, caller.workspace.id, scim_user.user_id)
+            if membership is None or membership.role == Role.SUPER_ADMIN.value:
+                continue
+            role = await self._role_for(db, caller.workspace.id, scim_user.id)
+            if role != membership.role:
+                await audit_as(
+                    db,
+                    ACTOR,
+                    ("member", membership.user_id),
+                    "member.role_changed",
+                    {"role": [membership.role, role]},
+                    workspace_id=caller.workspace.id,
+                )
+                membership.role = role
+                if role in (Role.ADMIN.value,) and membership.restricted:
+                    await member_repo.delete_project_members(
+                        db, caller.workspace.id, membership.user_id
+                    )
+                    membership.restricted = False
+        await db.flush()
