@@ -252,6 +252,11 @@ EVENT_DATA = {
     "material": "MaterialRead",
     "file": "FileRead",
     "file_version": "VersionRead",
+    "stock_location": "LocationRead",
+    "stock_move": "MoveRead",
+    "work_order_cost": "CostRead",
+    "purchase_order": "OrderRead",
+    "downtime": "DowntimeRead",
 }
 # What is left of a deleted resource in its event (``events.log.tombstone``).
 TOMBSTONE = {
