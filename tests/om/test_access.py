@@ -138,11 +138,21 @@ SETUP = {
 }
 
 
-# A contractor completes only what is assigned to them (the walk's schedule is not) and does not
-# generate the project's work orders.
+# A contractor completes only what is assigned to them (the walk's schedule is not), does not
+# generate the project's work orders, and does not read the project's money (om/auth.py).
 EXTERNAL_REFUSED = {
     ("POST", "/maintenance/generate-work-orders"),
     ("POST", "/maintenance/{scheduleId}/complete"),
+    ("GET", "/stock/moves"),
+    ("GET", "/stock/moves/export.csv"),
+    ("GET", "/costs"),
+    ("GET", "/costs/export.csv"),
+    ("GET", "/purchase-orders"),
+    ("GET", "/purchase-orders/{orderId}"),
+    ("GET", "/purchase-orders/{orderId}/pdf"),
+    ("GET", "/assets/{assetId}/reliability"),
+    ("GET", "/reliability"),
+    ("GET", "/reliability/export.csv"),
 }
 
 

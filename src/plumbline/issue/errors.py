@@ -15,3 +15,10 @@ class ExternalCannotReassign(
 
 
 class ExternalIdTaken(Conflict, message="Another issue of this project has this externalId"): ...
+
+
+class WorkOrderHasCosts(
+    Conflict,
+    code="WORK_ORDER_HAS_COSTS",
+    message="This work order has cost lines: delete them before making it a construction issue",
+): ...

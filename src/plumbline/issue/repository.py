@@ -32,6 +32,7 @@ from plumbline.models import (
     IssueComment,
     ProjectCounter,
     User,
+    WorkOrderCost,
 )
 from plumbline.records.fields import Fields
 from plumbline.records.visibility import Visibility
@@ -66,6 +67,7 @@ FIELDS = Fields(
         "workOrderType": "work_order_type",
         "maintenanceScheduleId": "maintenance_schedule_id",
         "checklist": "checklist",
+        "costs": "costs",
         "referencePhotos": None,
         "createdBy": "created_by",
         "createdAt": "created_at",
@@ -138,6 +140,12 @@ async def get_row(db: AsyncSession, vis: Visibility, issue_id: str) -> Any:
 async def get_entity(db: AsyncSession, vis: Visibility, issue_id: str) -> Issue | None:
     query = select(Issue).where(T.id == issue_id, *visible(vis))
     return (await db.execute(query)).scalar_one_or_none()
+
+
+async def has_costs(db: AsyncSession, issue_id: str) -> bool:
+    """Whether the work order has cost lines (om.costs writes them)."""
+    query = select(WorkOrderCost.id).where(WorkOrderCost.work_order_id == issue_id).limit(1)
+    return (await db.execute(query)).first() is not None
 
 
 async def external_id_taken(

@@ -28,6 +28,7 @@ from plumbline.records.bulk import MAX_RECORDS, Lenient
 STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
 PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
 KINDS = ("CONSTRUCTION", "WORK_ORDER", "OCCUPANT")
+COSTED = ("WORK_ORDER", "OCCUPANT")  # the kinds that carry costs (om.costs)
 
 Status = Literal["OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED"]
 Priority = Literal["LOW", "MEDIUM", "HIGH", "URGENT"]
@@ -126,6 +127,16 @@ class ChecklistItemRead(BaseModel):
     done: bool
 
 
+class CostTotals(BaseModel):
+    """A work order's costs so far, summed from its cost lines (exact decimal strings in the
+    project's currency): parts, labour, other and their total."""
+
+    parts: str
+    labour: str
+    other: str
+    total: str
+
+
 class IssueRead(BaseModel):
     id: str
     projectId: str
@@ -147,6 +158,10 @@ class IssueRead(BaseModel):
     workOrderType: WorkOrderType | None
     maintenanceScheduleId: str | None
     checklist: list[ChecklistItemRead]
+    costs: CostTotals | None = Field(
+        description="A work order's or occupant request's cost totals "
+        "(`/om/work-orders/{id}/costs` has the lines); null for a construction issue"
+    )
     referencePhotos: list[ReferencePhoto]
     createdBy: str | None
     createdAt: datetime

@@ -18,12 +18,12 @@ from plumbline.events.readers import reader
 from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
-from plumbline.issue.errors import ExternalCannotReassign, ExternalIdTaken
+from plumbline.issue.errors import ExternalCannotReassign, ExternalIdTaken, WorkOrderHasCosts
 from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
 from plumbline.issue.photos import PHOTOS
 from plumbline.issue.repository import FIELDS
-from plumbline.issue.schemas import IssueCreate, IssueUpdate
+from plumbline.issue.schemas import COSTED, IssueCreate, IssueUpdate
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.pagination import PageParams
@@ -61,6 +61,8 @@ NO_PHOTOS: tuple[()] = ()
 # Converting an occupant request into a work order is a manager's decision (API keys act as one).
 MANAGER_POWER = Permission.RECORDS_CLOSE
 DONE = ("RESOLVED", "CLOSED")
+# A new work order's cost totals (om.costs keeps them as its lines change).
+NO_COSTS = dict.fromkeys(("parts", "labour", "other", "total"), "0.00")
 ASSIGNED = Notice("ISSUE_ASSIGNED", "You were assigned issue #{n}: {title}", "issue #{n}", "issues")
 
 
@@ -123,6 +125,7 @@ def new_issue(
         "issue_kind": "CONSTRUCTION",
         "checklist": [],
         **columns,
+        "costs": NO_COSTS if columns.get("issue_kind") in COSTED else None,
         "status": status,
         "created_by": principal.user_id,
         "created_key_id": principal.key_id,
@@ -336,6 +339,9 @@ class IssueService:
                 changes["work_order_type"] = (
                     "OCCUPANT" if issue.issue_kind == "OCCUPANT" else "CORRECTIVE"
                 )
+            if kind not in COSTED and await repo.has_costs(db, issue.id):
+                raise WorkOrderHasCosts()
+            changes["costs"] = (issue.costs or NO_COSTS) if kind in COSTED else None
         assignee = None
         new_assignee = changes.get("assignee_id")
         if "assignee_id" in changes and new_assignee != issue.assignee_id:

@@ -3,7 +3,7 @@
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint, text
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType, ProjectRecordMixin
@@ -54,6 +54,10 @@ class Issue(IdMixin, ProjectRecordMixin, Base):
     work_order_type: Mapped[str | None] = mapped_column(String(30))
     maintenance_schedule_id: Mapped[str | None] = mapped_column(IdType)
     checklist: Mapped[list[dict[str, Any]]] = mapped_column(JSONType, default=list)
+    # A work order's cost totals {parts, labour, other, total} (decimal strings), kept by
+    # om.costs in the transaction that changes its lines; null for a construction issue. Plain
+    # JSON, not JSONB: PostgreSQL keeps the keys in their order.
+    costs: Mapped[dict[str, str] | None] = mapped_column(JSON)
     created_key_id: Mapped[str | None] = mapped_column(IdType)
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]

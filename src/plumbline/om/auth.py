@@ -14,18 +14,36 @@ from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
 from plumbline.authz.workspace import WorkspaceContext, workspace_access
+from plumbline.errors import AppError, Forbidden
 
 MODULE = "om"
 
 
-def om_access(permission: Permission, scope: str) -> Callable[..., Awaitable[ProjectContext]]:
+class MoneyInternal(
+    Forbidden,
+    message="The project's costs, prices, stock ledger and purchase orders are for the "
+    "project team: contractors see the costs of their own work orders",
+): ...
+
+
+def om_access(
+    permission: Permission, scope: str, externals: Callable[[], AppError] | None = None
+) -> Callable[..., Awaitable[ProjectContext]]:
     """``project_access`` behind the ``om`` module and the enterprise plan."""
-    return project_access(permission, scope=scope, module=MODULE, feature=Feature.OM)
+    return project_access(
+        permission, scope=scope, module=MODULE, feature=Feature.OM, externals=externals
+    )
 
 
 # Read the project's O&M (assets, schedules, templates, runs, dashboard): whoever may work on
 # it, so internal members and contractors, not clients.
 CanReadOm = Annotated[ProjectContext, Depends(om_access(Permission.OM_WORK, scope="om:read"))]
+# The project's money (docs/decisions.md, "Who sees maintenance money"): the cost list, the stock
+# ledger, purchase orders and reliability reports; the team only (externals 403).
+CanReadOmMoney = Annotated[
+    ProjectContext,
+    Depends(om_access(Permission.OM_WORK, scope="om:read", externals=MoneyInternal)),
+]
 # Work on work orders and inspection runs, record meter readings and completions.
 CanWorkOm = Annotated[ProjectContext, Depends(om_access(Permission.OM_WORK, scope="om:write"))]
 # Set up assets, maintenance schedules and inspection templates (MANAGER+).

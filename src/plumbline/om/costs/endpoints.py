@@ -10,7 +10,13 @@ from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.om.auth import CanReadOm, CanReadOmWorkspace, CanSetupOmWorkspace, CanWorkOm
+from plumbline.om.auth import (
+    CanReadOm,
+    CanReadOmMoney,
+    CanReadOmWorkspace,
+    CanSetupOmWorkspace,
+    CanWorkOm,
+)
 from plumbline.om.costs import export
 from plumbline.om.costs.rates import rates
 from plumbline.om.costs.schemas import (
@@ -83,7 +89,7 @@ async def delete_cost(ctx: CanWorkOm, db: DB, workOrderId: str, costId: str) -> 
 
 
 @router.get("/costs", response_model=list[CostRead])
-async def list_costs(ctx: CanReadOm, db: DB, page: Page, filters: Filters) -> ORJSONResponse:
+async def list_costs(ctx: CanReadOmMoney, db: DB, page: Page, filters: Filters) -> ORJSONResponse:
     """The project's cost lines, newest first (filters: workOrderId, assetId, kind)."""
     return ORJSONResponse.page(await costs.list_costs(db, ctx, filters, page))
 
@@ -93,7 +99,7 @@ async def list_costs(ctx: CanReadOm, db: DB, page: Page, filters: Filters) -> OR
     response_class=StreamingResponse,
     responses={200: {"content": {"text/csv": {}}, "description": "CSV, one row per cost line"}},
 )
-async def export_costs(ctx: CanReadOm, filters: Filters) -> StreamingResponse:
+async def export_costs(ctx: CanReadOmMoney, filters: Filters) -> StreamingResponse:
     """The project's cost lines as CSV (streamed, newest first; the list's filters)."""
     return csv_response(stream(export.COST_HEADER, export.export(ctx, filters)), "costs.csv")
 

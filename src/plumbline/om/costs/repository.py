@@ -3,34 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from pydantic.alias_generators import to_snake
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from plumbline.issue import repository as issues
+from plumbline.issue.schemas import COSTED
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue, LabourRate, Membership, WorkOrderCost
 from plumbline.om.costs.schemas import CostFilters, CostRead
 from plumbline.records.fields import Fields
+from plumbline.records.visibility import Visibility
 
 FIELDS = Fields(WorkOrderCost.__table__, {n: to_snake(n) for n in CostRead.model_fields})
-WORK_ORDER_KINDS = ("WORK_ORDER", "OCCUPANT")
 
 
 async def work_order(
-    db: AsyncSession, project_id: str, issue_id: str, *, lock: bool = False
+    db: AsyncSession, vis: Visibility, issue_id: str, *, lock: bool = False
 ) -> Issue | None:
-    """A live work order (or occupant request) of the project."""
+    """A live work order (or occupant request) the caller sees as an issue (a contractor:
+    the ones assigned to them or that they created)."""
     query = select(Issue).where(
-        Issue.id == issue_id,
-        Issue.project_id == project_id,
-        Issue.deleted_at.is_(None),
-        Issue.issue_kind.in_(WORK_ORDER_KINDS),
+        Issue.id == issue_id, Issue.issue_kind.in_(COSTED), *issues.visible(vis)
     )
     if lock:
         query = query.with_for_update()
     return (await db.execute(query)).scalar_one_or_none()
+
+
+async def amounts(db: AsyncSession, work_order_id: str) -> Sequence[tuple[str, Decimal]]:
+    """The kind and amount of each of the work order's cost lines."""
+    query = select(WorkOrderCost.kind, WorkOrderCost.amount).where(
+        WorkOrderCost.work_order_id == work_order_id
+    )
+    return (await db.execute(query)).tuples().all()
 
 
 async def lines(db: AsyncSession, work_order_id: str) -> Sequence[Sequence[Any]]:

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from fastapi import Query
 from pydantic import BaseModel, Field, Strict, StringConstraints
 
+from plumbline.issue.schemas import CostTotals
 from plumbline.kit.schema import Money, Quantity, Schema
 from plumbline.om.schema import Instant
 
@@ -90,18 +91,11 @@ class CostRead(BaseModel):
     updatedAt: str
 
 
-class Totals(BaseModel):
-    parts: str
-    labour: str
-    other: str
-    total: str
-
-
 class WorkOrderCosts(BaseModel):
     workOrderId: str
     assetId: str | None
     currency: str
-    totals: Totals
+    totals: CostTotals
     lines: list[CostRead]
 
 

@@ -14,10 +14,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.audit.service import audit_change, created
+from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import Conflict, InvalidField, NotFound, found
 from plumbline.events.readers import reader
+from plumbline.issue.access import visibility
 from plumbline.kit import clock, money
 from plumbline.kit.ids import new_id
 from plumbline.kit.money import number_text
@@ -104,21 +105,29 @@ class CostService:
     async def work_order(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, *, lock: bool = False
     ) -> Issue:
-        return found(
-            await repo.work_order(db, ctx.project.id, issue_id, lock=lock), WorkOrderNotFound()
+        """The work order as the caller sees it (404 otherwise); ``lock``: a write, which sums
+        its totals again, waits for the one before (PostgreSQL; SQLite's writers queue)."""
+        order = await repo.work_order(db, visibility(ctx), issue_id, lock=lock)
+        return found(order, WorkOrderNotFound())
+
+    async def _total(self, db: AsyncSession, ctx: ProjectContext, order: Issue) -> None:
+        """The work order's ``costs``, summed again from its lines; a change is an update of
+        the issue (audited, its ``updatedAt`` and entity tag move, an ``issue.updated`` event)."""
+        before = order.costs
+        order.costs = totals(await repo.amounts(db, order.id))
+        await audit_update(
+            db, ctx, ("issue", order), "issue.updated", {"costs": before}, {"costs": order.costs}
         )
 
     async def costs(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> dict[str, Any]:
         """The work order's cost lines, oldest first, and their totals."""
         order = await self.work_order(db, ctx, issue_id)
-        lines = [view(FIELDS.row(row)) for row in await repo.lines(db, order.id)]
-        amounts = [(line["kind"], Decimal(line["amount"])) for line in lines]
         return {
             "workOrderId": order.id,
             "assetId": order.asset_id,
             "currency": ctx.project.currency,
-            "totals": totals(amounts),
-            "lines": lines,
+            "totals": order.costs,
+            "lines": [view(FIELDS.row(row)) for row in await repo.lines(db, order.id)],
         }
 
     async def list_costs(
@@ -146,11 +155,15 @@ class CostService:
         return line
 
     async def _audit(
-        self, db: AsyncSession, ctx: ProjectContext, line: WorkOrderCost
+        self, db: AsyncSession, ctx: ProjectContext, order: Issue | None, line: WorkOrderCost
     ) -> dict[str, Any]:
+        """The new line audited, and the ``order``'s totals summed again (None: a timer
+        started, which costs nothing yet)."""
         answer = view(FIELDS.read(FIELDS.of(line)))
         changes = {k: answer[k] for k in ("workOrderId", "kind", "amount")}
         await audit_change(db, ctx, (ENTITY, line.id), f"{ENTITY}.created", created(changes))
+        if order is not None:
+            await self._total(db, ctx, order)
         return answer
 
     async def use_part(
@@ -158,7 +171,7 @@ class CostService:
     ) -> dict[str, Any]:
         """A part used. From stock: the ledger takes it from the location (409 naming the part
         and what is available when it has too little; nothing written)."""
-        order = await self.work_order(db, ctx, issue_id)
+        order = await self.work_order(db, ctx, issue_id, lock=True)
         part = await stock.part(db, ctx, body.part_id, "partId") if body.part_id else None
         if body.location_id is not None:
             if part is None:
@@ -197,7 +210,7 @@ class CostService:
                 work_order_id=order.id,
                 cost_id=line.id,
             )
-        return await self._audit(db, ctx, line)
+        return await self._audit(db, ctx, order, line)
 
     async def _person(self, db: AsyncSession, ctx: ProjectContext, user_id: str | None) -> str:
         """Who worked: the caller by default, else someone who may work on the project."""
@@ -223,7 +236,7 @@ class CostService:
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, body: LabourCreate
     ) -> dict[str, Any]:
         """A labour entry from start and end (ending after it starts, within 24 h) or minutes."""
-        order = await self.work_order(db, ctx, issue_id)
+        order = await self.work_order(db, ctx, issue_id, lock=True)
         started, ended = body.started_at, body.ended_at
         if (started is None) != (ended is None):
             raise InvalidField("endedAt", "give both startedAt and endedAt, or minutes")
@@ -255,7 +268,7 @@ class CostService:
             amount=_amount(labour_amount(seconds, rate), "hourlyRate"),
             incurred_at=started or incurred(body.incurred_at),
         )
-        return await self._audit(db, ctx, line)
+        return await self._audit(db, ctx, order, line)
 
     async def start_timer(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, body: TimerStart
@@ -279,14 +292,14 @@ class CostService:
             running=True,
             amount=money.ZERO,
         )
-        return await self._audit(db, ctx, line)
+        return await self._audit(db, ctx, None, line)
 
     async def stop_timer(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str
     ) -> dict[str, Any]:
         """Stop the caller's timer on the work order: its time becomes a labour entry (409
         when none runs here, or when it ran past 24 h: delete it and log the time by hand)."""
-        order = await self.work_order(db, ctx, issue_id)
+        order = await self.work_order(db, ctx, issue_id, lock=True)
         user_id = await self._person(db, ctx, None)
         line = await repo.running(db, user_id)
         if line is None or line.work_order_id != order.id:
@@ -309,12 +322,13 @@ class CostService:
         after = view(FIELDS.read(FIELDS.of(line)))
         changes = {k: [before[k], after[k]] for k in ("running", "endedAt", "minutes", "amount")}
         await audit_change(db, ctx, (ENTITY, line.id), f"{ENTITY}.updated", changes)
+        await self._total(db, ctx, order)
         return after
 
     async def add_other(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, body: OtherCreate
     ) -> dict[str, Any]:
-        order = await self.work_order(db, ctx, issue_id)
+        order = await self.work_order(db, ctx, issue_id, lock=True)
         line = await self._add(
             db,
             ctx,
@@ -325,14 +339,14 @@ class CostService:
             amount=body.amount,
             incurred_at=incurred(body.incurred_at),
         )
-        return await self._audit(db, ctx, line)
+        return await self._audit(db, ctx, order, line)
 
     async def delete(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, cost_id: str
     ) -> None:
         """Delete a cost line; a part taken from stock goes back to its location (a RETURN in
         the ledger)."""
-        order = await self.work_order(db, ctx, issue_id)
+        order = await self.work_order(db, ctx, issue_id, lock=True)
         line = found(await repo.get(db, order.id, cost_id), CostNotFound())
         if line.kind == "PART" and line.part_id and line.location_id:
             part = await stock.part(db, ctx, line.part_id, "partId")
@@ -355,6 +369,7 @@ class CostService:
             f"{ENTITY}.deleted",
             {"amount": [money.text(line.amount), None]},
         )
+        await self._total(db, ctx, order)
 
 
 costs = CostService()

@@ -1,6 +1,6 @@
 """The FM dashboard's response (built as a dict; this describes it in the OpenAPI)."""
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class FmDashboardRead(BaseModel):
@@ -17,5 +17,8 @@ class FmDashboardRead(BaseModel):
     assetsTracked: int
     overdueInspections: int
     failedInspectionsLast30Days: int
-    maintenanceCostLast30Days: str
+    maintenanceCostLast30Days: str | None = Field(
+        description="Parts, labour and other costs of the last 30 days; null for external "
+        "collaborators (the project's money is the team's)"
+    )
     availabilityLast30Days: float | None

@@ -55,7 +55,9 @@ class FmDashboardService:
             _one_decimal(Decimal(100 * found["onTime"]) / due) if due else None
         )
         found["mttrHours"] = _one_decimal(found["mttrHours"])
-        found["maintenanceCostLast30Days"] = money.text(Decimal(found["maintenanceCostLast30Days"]))
+        cost = money.text(Decimal(found["maintenanceCostLast30Days"]))
+        # the project's money is the team's (om/auth.py, CanReadOmMoney)
+        found["maintenanceCostLast30Days"] = None if ctx.is_external else cost
         # The mean availability of the live assets over the same 30 days (the reliability
         # report's definition and its three statements).
         at = window(ctx)

@@ -12,6 +12,7 @@ from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
 from plumbline.om.auth import (
     CanReadOm,
+    CanReadOmMoney,
     CanReadOmWorkspace,
     CanSetupOm,
     CanSetupOmWorkspace,
@@ -102,7 +103,7 @@ async def list_levels(
 
 
 @router.get("/stock/moves", response_model=list[MoveRead])
-async def list_moves(ctx: CanReadOm, db: DB, page: Page, filters: Moves) -> ORJSONResponse:
+async def list_moves(ctx: CanReadOmMoney, db: DB, page: Page, filters: Moves) -> ORJSONResponse:
     """The stock ledger, newest first (filters: partId, locationId, workOrderId)."""
     return ORJSONResponse.page(await stock.list_moves(db, ctx, filters, page))
 
@@ -112,7 +113,7 @@ async def list_moves(ctx: CanReadOm, db: DB, page: Page, filters: Moves) -> ORJS
     response_class=StreamingResponse,
     responses={200: {"content": {"text/csv": {}}, "description": "CSV, one row per move"}},
 )
-async def export_moves(ctx: CanReadOm, filters: Moves) -> StreamingResponse:
+async def export_moves(ctx: CanReadOmMoney, filters: Moves) -> StreamingResponse:
     """The stock ledger as CSV (streamed, newest first; the list's filters)."""
     return csv_response(stream(MOVE_HEADER, stock.export_moves(ctx, filters)), "stock-ledger.csv")
 

@@ -9,7 +9,7 @@ from plumbline.db import DB, UoW
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.om.auth import CanReadOm, CanReadOmWorkspace, CanSetupOm, CanSetupOmWorkspace
+from plumbline.om.auth import CanReadOmMoney, CanReadOmWorkspace, CanSetupOm, CanSetupOmWorkspace
 from plumbline.om.purchasing.schemas import (
     OrderCreate,
     OrderFilters,
@@ -68,7 +68,7 @@ async def delete_vendor(ctx: CanSetupOmWorkspace, db: DB, vendorId: str) -> ORJS
 
 @router.get("", response_model=list[OrderSummary])
 async def list_orders(
-    ctx: CanReadOm,
+    ctx: CanReadOmMoney,
     db: DB,
     page: Page,
     filters: Annotated[OrderFilters, Depends(order_filters)],
@@ -84,7 +84,7 @@ async def create_order(ctx: CanSetupOm, db: DB, body: OrderCreate) -> ORJSONResp
 
 
 @router.get("/{orderId}", response_model=OrderRead)
-async def get_order(ctx: CanReadOm, db: DB, orderId: str) -> ORJSONResponse:
+async def get_order(ctx: CanReadOmMoney, db: DB, orderId: str) -> ORJSONResponse:
     """One purchase order with its lines."""
     return ORJSONResponse(await orders.get(db, ctx, orderId))
 
@@ -130,7 +130,7 @@ async def cancel_order(ctx: CanSetupOm, db: DB, orderId: str) -> ORJSONResponse:
     response_class=Response,
     responses={200: {"content": {"application/pdf": {}}, "description": "The order as a PDF"}},
 )
-async def order_pdf(ctx: CanReadOm, db: DB, orderId: str) -> Response:
+async def order_pdf(ctx: CanReadOmMoney, db: DB, orderId: str) -> Response:
     """The purchase order as a PDF, as its vendor receives it."""
     pdf, filename = await orders.pdf(db, ctx, orderId)
     return Response(

@@ -11,7 +11,7 @@ from plumbline.db import DB
 from plumbline.kit.pagination import Page
 from plumbline.kit.responses import ORJSONResponse
 from plumbline.kit.schema import Ok
-from plumbline.om.auth import CanReadOm, CanWorkOm
+from plumbline.om.auth import CanReadOm, CanReadOmMoney, CanWorkOm
 from plumbline.om.reliability.schemas import (
     DowntimeCreate,
     DowntimeRead,
@@ -62,13 +62,15 @@ async def delete_downtime(ctx: CanWorkOm, db: DB, assetId: str, downtimeId: str)
 
 
 @router.get("/assets/{assetId}/reliability", response_model=Reliability)
-async def asset_reliability(ctx: CanReadOm, db: DB, assetId: str, period: Period) -> ORJSONResponse:
+async def asset_reliability(
+    ctx: CanReadOmMoney, db: DB, assetId: str, period: Period
+) -> ORJSONResponse:
     """The asset's downtime, availability, failures, MTTR, MTBF and cost over a window."""
     return ORJSONResponse(await downtime.asset_report(db, ctx, assetId, period))
 
 
 @router.get("/reliability", response_model=ReliabilityReport)
-async def project_reliability(ctx: CanReadOm, db: DB, period: Period) -> ORJSONResponse:
+async def project_reliability(ctx: CanReadOmMoney, db: DB, period: Period) -> ORJSONResponse:
     """The reliability figures of every asset of the project over a window (one row each)."""
     return ORJSONResponse(await downtime.project_report(db, ctx, period))
 
@@ -78,7 +80,7 @@ async def project_reliability(ctx: CanReadOm, db: DB, period: Period) -> ORJSONR
     response_class=StreamingResponse,
     responses={200: {"content": {"text/csv": {}}, "description": "CSV, one row per asset"}},
 )
-async def export_reliability(ctx: CanReadOm, db: DB, period: Period) -> StreamingResponse:
+async def export_reliability(ctx: CanReadOmMoney, db: DB, period: Period) -> StreamingResponse:
     """The reliability report as CSV."""
     report = await downtime.project_report(db, ctx, period)
     lines = [REPORT_HEADER, *downtime.csv_lines(report["assets"])]

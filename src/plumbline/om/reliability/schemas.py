@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Query
 from pydantic import BaseModel, Field, StringConstraints
 
+from plumbline.issue.schemas import CostTotals
 from plumbline.kit.schema import Flag, Patch, Schema
 from plumbline.om.schema import Instant
 
@@ -53,13 +54,6 @@ class DowntimeRead(BaseModel):
     updatedAt: str
 
 
-class Cost(BaseModel):
-    parts: str
-    labour: str
-    other: str
-    total: str
-
-
 class Reliability(BaseModel):
     assetId: str
     tag: str
@@ -74,7 +68,7 @@ class Reliability(BaseModel):
     failures: int
     mttrHours: float | None
     mtbfHours: float | None
-    cost: Cost
+    cost: CostTotals
 
 
 @dataclass

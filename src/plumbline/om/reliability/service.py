@@ -26,7 +26,9 @@ from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import Conflict, InvalidField, NotFound, found
 from plumbline.events.readers import reader
+from plumbline.issue.access import visibility
 from plumbline.issue.hooks import Done
+from plumbline.issue.schemas import COSTED
 from plumbline.kit import clock, money
 from plumbline.kit.export import csv_cell
 from plumbline.models import Downtime
@@ -172,7 +174,7 @@ class DowntimeService:
         """Record the asset OFFLINE over an interval sharing no time with another (409)."""
         asset = await asset_service.require(db, ctx, asset_id, lock=True)
         if body.work_order_id is not None:
-            order = await costs_repo.work_order(db, ctx.project.id, body.work_order_id)
+            order = await costs_repo.work_order(db, visibility(ctx), body.work_order_id)
             if order is None:
                 raise references.refused(references.ISSUE, "workOrderId")
             if order.asset_id not in (None, asset.id):
@@ -238,7 +240,7 @@ class DowntimeService:
     async def work_order_done(self, event: Done) -> None:
         """A work order resolved or closed brings up the asset it took down."""
         db, ctx, order = event.db, event.ctx, event.issue
-        if order.issue_kind not in costs_repo.WORK_ORDER_KINDS:
+        if order.issue_kind not in COSTED:
             return
         now = clock.now()
         for interval in await repo.open_for_work_order(db, order.id):
