@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Generic, TypeVar, TypeVarTuple
 
 from fastapi import Depends, Query, Request
-from sqlalchemy import ColumnElement, Select, and_, bindparam, or_
+from sqlalchemy import ColumnElement, Select, and_, bindparam, literal, or_
 from sqlalchemy.orm import InstrumentedAttribute
 
 from plumbline.config import settings
@@ -134,13 +134,20 @@ class PageParams:
         if self.since is None:
             if self.after_id is not None:
                 query = query.where(id_column < self.after_id)
-            return query.order_by(id_column.desc()).limit(self.limit + 1)
+            return query.order_by(id_column.desc()).limit(self._rows())
         column: Any = changed if changed is not None else change_column(id_column)
         self._change_key.append(column.key)
         query = query.where(column >= self.since, column < self.horizon)
         if self.after is not None:
             query = query.where(_after(column, id_column, self.after.at, self.after.id))
-        return query.order_by(column.asc(), id_column.asc()).limit(self.limit + 1)
+        return query.order_by(column.asc(), id_column.asc()).limit(self._rows())
+
+    def _rows(self) -> ColumnElement[int]:
+        """The page and its look-ahead row, written into the statement: a plan made without
+        the parameters (PostgreSQL's generic plan) then still knows the page is small, where a
+        parameter is taken for a tenth of the rows found (issue 28: it walked the primary key
+        for a rare word). One prepared statement per page size used."""
+        return literal(self.limit + 1, literal_execute=True)
 
     def bind(self, paged: Paged[*Ts]) -> tuple[Select[*Ts], dict[str, Any]]:
         """The statement of ``paged`` for this page and its page parameters."""
