@@ -63,7 +63,7 @@ async def list_rows(
         query = query.where(FieldReport.report_date <= filters.date_to)
     if filters.q:
         query = query.where(search.matches(filters.q, *SEARCHED))
-    return (await db.execute(page.apply(query, FieldReport.id))).all()
+    return (await db.execute(search.inline(page.apply(query, FieldReport.id), filters.q))).all()
 
 
 async def get(db: AsyncSession, vis: Visibility, report_id: str) -> FieldReport | None:

@@ -163,7 +163,7 @@ async def list_files(
         query = query.where(File.folder_id == folder_id)
     if q:
         query = query.where(search.matches(folded(q), File.normalized_name))
-    return (await db.execute(page.apply(query, File.id))).all()
+    return (await db.execute(search.inline(page.apply(query, File.id), q))).all()
 
 
 async def file_row(db: AsyncSession, file_id: str) -> Any:

@@ -123,6 +123,7 @@ async def list_rows(
     """Rows of ``FIELDS.columns`` then ``has_photos``; the page applies ``updatedSince``."""
     where = filtered(vis, replace(filters, updated_since=None))
     query = page.apply(select(*FIELDS.columns, HAS_PHOTOS).where(*where), ID)
+    query = search.inline(query, filters.q)
     return (await db.execute(query)).all()
 
 

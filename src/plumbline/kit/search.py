@@ -9,6 +9,9 @@ by the database that runs it (docs/decisions.md, "Search"):
   '{title description} : "q"')``, an FTS5 table with the trigram tokenizer whose rows point at
   the table's rows (external content), kept in step by triggers (``search.fts_statements``).
 
+A searched list's statement is written whole, every value in its text (``inline``): on
+PostgreSQL its generic plan is then its custom plan, which knows the project and the page.
+
 A trigram index cannot serve fewer than three characters: such a ``q`` is a plain scan of the
 project's rows, ``lower(title) LIKE '%q%'``, a shape no trigram index serves (a GIN index is
 never read whole). ``%``, ``_``, ``\\`` and ``"`` are literal everywhere.
@@ -17,11 +20,13 @@ never read whole). ``%``, ``_``, ``\\`` and ``"`` are literal everywhere.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Boolean, ColumnElement, Index, String, Table, bindparam, func, or_
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql import visitors
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import BindParameter
 from sqlalchemy.sql.visitors import InternalTraversal
 
 # A trigram index finds a substring of at least this many characters.
@@ -30,6 +35,7 @@ MIN_INDEXED = 3
 FOLD = "plumbline_fold"
 # The FTS5 shadow tables of ``<table>_search``.
 _SHADOWS = ("data", "idx", "docsize", "config", "content")
+S = TypeVar("S", bound=visitors.ExternallyTraversible)
 # Searched tables and their columns, as the models declare them (``indexes``).
 SEARCHED: dict[str, tuple[str, ...]] = {}
 
@@ -67,6 +73,25 @@ def matches(q: str, *columns: Any) -> ColumnElement[bool]:
         bindparam(None, phrase, String()),
         len(q) < MIN_INDEXED,
     )
+
+
+def inline(query: S, q: str | None) -> S:
+    """``query`` (a page of a list) with every value written into its text when it searches
+    ``q``. PostgreSQL keeps a generic plan of a prepared statement after five runs; one made
+    without the project cannot know it is a big one, and for a rare word may walk the whole
+    project's rows rather than read the trigram indexes (issue 28). With no parameter left,
+    the generic plan is the custom one. The statement is one text per ``q`` already; this
+    makes it one per project and cursor too, only for searches."""
+    if not q:
+        return query
+    return visitors.cloned_traverse(query, {}, {"bindparam": _written})
+
+
+def _written(bind: BindParameter[Any]) -> None:
+    """A copy of a value in the statement (``cloned_traverse`` visits copies): quoted by the
+    dialect when the statement runs, compiled once."""
+    if not bind.required:
+        bind.literal_execute = True
 
 
 class _Match(ColumnElement[bool]):

@@ -35,7 +35,8 @@ def filtered(workspace_id: str, filters: MaterialFilters) -> AnySelect:
 async def list_rows(
     db: AsyncSession, workspace_id: str, filters: MaterialFilters, page: PageParams
 ) -> Rows:
-    return (await db.execute(page.apply(filtered(workspace_id, filters), Material.id))).all()
+    query = page.apply(filtered(workspace_id, filters), Material.id)
+    return (await db.execute(search.inline(query, filters.q))).all()
 
 
 async def rows_before(

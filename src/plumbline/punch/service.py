@@ -24,7 +24,7 @@ from plumbline.authz.project import ProjectContext
 from plumbline.db import UnitOfWork
 from plumbline.errors import AppError, ValidationFailed, found
 from plumbline.events.readers import reader
-from plumbline.kit import clock
+from plumbline.kit import clock, search
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import PunchItem
@@ -106,6 +106,7 @@ class PunchService:
         vis = self.visibility(ctx).collection(PunchHiddenFromClients)
         # The page applies updatedSince (the filter's is the export's).
         query = page.apply(repo.filtered(vis, replace(filters, updated_since=None)), PunchItem.id)
+        query = search.inline(query, filters.q)
         found, headers = page.finish(await repo.rows(db, query))
         ids = [row.id for row in found]
         assignees = await ASSIGNEES.of(db, ids)

@@ -88,7 +88,7 @@ class RfiRepository:
     ) -> Rows:
         # The page applies updatedSince (the filter's is the export's).
         unpaged = self.list_query(vis, replace(filters, updated_since=None))
-        query: AnySelect = page.apply(unpaged, Rfi.id)
+        query: AnySelect = search.inline(page.apply(unpaged, Rfi.id), filters.q)
         return (await db.execute(query)).all()
 
     async def export_batch(

@@ -48,7 +48,7 @@ async def list_rows(
     db: AsyncSession, project_id: str, filters: AssetFilters, page: PageParams
 ) -> Sequence[Row[Any]]:
     query = select(*FIELDS.columns).where(*filtered(project_id, filters))
-    return (await db.execute(page.apply(query, Asset.id))).all()
+    return (await db.execute(search.inline(page.apply(query, Asset.id), filters.q))).all()
 
 
 async def get(

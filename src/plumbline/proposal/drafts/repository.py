@@ -60,7 +60,7 @@ async def list_rows(
     db: AsyncSession, vis: Visibility, filters: ProposalFilters, page: PageParams, now: datetime
 ) -> Sequence[Row[Any]]:
     query = select(*FIELDS.columns).where(*filtered(vis, filters, now))
-    return (await db.execute(page.apply(query, P.id))).all()
+    return (await db.execute(search.inline(page.apply(query, P.id), filters.q))).all()
 
 
 async def signature(db: AsyncSession, proposal_id: str) -> bytes | None:
