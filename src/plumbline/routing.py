@@ -99,9 +99,8 @@ class UnitOfWorkRoute(APIRoute):
             # change how a body is read): one place for every route's JSON.
             request = JsonRequest(request.scope, request.receive)
             attempt = await begin(request)
-            sessions = database.read_sessionmaker if read else database.sessionmaker
-            session = sessions()
-            uow = UnitOfWork(session, respond_first=True)
+            session = database.read_sessionmaker() if read else database.sessionmaker()
+            uow = UnitOfWork(session, respond_first=True, reads_only=read)
             request.state.uow = uow
             try:
                 if conditions is not None and place.write:

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from fastapi import Depends, FastAPI
 from sqlalchemy import select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext, project_access
@@ -61,8 +62,8 @@ async def _age_session(token: str, days: int) -> None:
         await db.commit()
 
 
-async def _two_transaction_ids(sessions) -> tuple[int, int]:  # type: ignore[no-untyped-def]
-    async with sessions() as db:
+async def _two_transaction_ids(session: AsyncSession) -> tuple[int, int]:
+    async with session as db:
         first = (await db.execute(text("SELECT txid_current()"))).scalar_one()
         second = (await db.execute(text("SELECT txid_current()"))).scalar_one()
         await db.rollback()
@@ -70,12 +71,12 @@ async def _two_transaction_ids(sessions) -> tuple[int, int]:  # type: ignore[no-
 
 
 async def test_read_only_sessions_run_each_statement_on_its_own_on_postgresql() -> None:
-    async with database.read_sessionmaker() as db:
+    async with await database.read_session() as db:
         assert db.sync_session.autoflush is False
     if database.engine.dialect.name == "postgresql":
-        first, second = await _two_transaction_ids(database.read_sessionmaker)
+        first, second = await _two_transaction_ids(await database.read_session())
         assert first != second
-        first, second = await _two_transaction_ids(database.sessionmaker)
+        first, second = await _two_transaction_ids(database.sessionmaker())
         assert first == second
 
 

@@ -145,7 +145,7 @@ class AuditService:
         after_id: str | None = None
         first = True
         while True:
-            async with database.read_sessionmaker() as db:
+            async with await database.read_session() as db:
                 rows = await repository.export_batch(
                     db,
                     project_id=project_id,

@@ -21,7 +21,7 @@ from plumbline.auth.session import (
     session_used,
 )
 from plumbline.config import settings
-from plumbline.db import AnySelect, uow_of
+from plumbline.db import AnySelect, session_of
 from plumbline.errors import EmailNotVerified, Forbidden, NotConfigured, Unauthorized
 from plumbline.kit import clock, crypto, ratelimit
 from plumbline.models import ApiKey
@@ -82,7 +82,7 @@ async def user_with(
     now = clock.now()
     row = None
     if token is not None:
-        db = uow_of(request).session
+        db = await session_of(request)
         row = (await db.execute(query, {**session_params(token, now), **(params or {})})).first()
     if row is None or token is None:
         if sent(request, api_key_header):
@@ -138,7 +138,7 @@ async def user_or_api_key(request: Request) -> Principal:
     """A verified session user, or an API key (the caller checks its project and scope)."""
     key = sent(request, api_key_header)
     if key and not sent(request, session_cookie):
-        return await api_key_principal(request, uow_of(request).session, key)
+        return await api_key_principal(request, await session_of(request), key)
     return (await user_with(request, verified=True))[0]
 
 

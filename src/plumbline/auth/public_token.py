@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.deps import identified, principal_dependency, public_caller
 from plumbline.auth.principal import Principal, TokenGrant
-from plumbline.db import uow_of
+from plumbline.db import session_of
 from plumbline.errors import AppError, Conflict, Expired, NotFound
 from plumbline.kit import clock, crypto
 
@@ -63,6 +63,6 @@ def public_token(purpose: TokenPurpose) -> Callable[..., Awaitable[Principal]]:
     async def dependency(
         request: Request, token: str, _: Annotated[None, Depends(public_caller)]
     ) -> Principal:
-        return identified(request, await resolve_token(uow_of(request).session, purpose, token))
+        return identified(request, await resolve_token(await session_of(request), purpose, token))
 
     return dependency

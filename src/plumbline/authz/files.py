@@ -24,7 +24,7 @@ from plumbline.authz import repository
 from plumbline.authz.permissions import Permission, ProjectRole
 from plumbline.authz.plans import Feature, gated
 from plumbline.authz.project import ProjectContext, check_access, load_project, project_access
-from plumbline.db import uow_of
+from plumbline.db import session_of
 from plumbline.errors import Forbidden, NotFound
 from plumbline.models import File, FileVersion
 
@@ -150,7 +150,7 @@ def file_access(permission: Permission) -> Callable[..., Awaitable[FileAccess]]:
     @principal_dependency(session_cookie, api_key_header)
     async def dependency(request: Request, fileId: str) -> FileAccess:
         principal = await user_or_api_key(request)
-        db = uow_of(request).session
+        db = await session_of(request)
         found = await repository.live_file(db, fileId)
         file, ctx = await _owner_access(
             db, principal, found, permission, keys=True, missing=FILE_NOT_FOUND
@@ -168,7 +168,7 @@ def version_access(
 
     async def dependency(request: Request, fileVersionId: str) -> VersionAccess:
         principal = await (user_or_api_key(request) if keys else current_user(request))
-        db = uow_of(request).session
+        db = await session_of(request)
         found = await repository.live_version(db, fileVersionId)
         version, ctx = await _owner_access(
             db, principal, found, permission, keys=keys, missing=VERSION_NOT_FOUND

@@ -26,7 +26,7 @@ from plumbline.auth.principal import Principal
 from plumbline.authz import repository
 from plumbline.authz.permissions import ROLE_PERMISSIONS, Permission, Permits, Role, permissions_for
 from plumbline.authz.plans import Feature, gated, require_feature
-from plumbline.db import uow_of
+from plumbline.db import session_of
 from plumbline.errors import AppError, Forbidden, NotFound
 from plumbline.kit import crypto
 from plumbline.models import Membership, Project, Workspace
@@ -183,7 +183,8 @@ def project_access(
             if scope is None:
                 raise Forbidden("API keys cannot be used for this action", code="API_KEY_PROJECT")
             params = {"key_hash": crypto.sha256_hex(key), "project_id": projectId}
-            found = (await uow_of(request).session.execute(repository.KEY_PROJECT, params)).first()
+            db = await session_of(request)
+            found = (await db.execute(repository.KEY_PROJECT, params)).first()
             api_key, project, workspace = found or (None, None, None)
             principal = await key_principal(request, api_key)
             require_key_project(principal, projectId)

@@ -14,7 +14,7 @@ from plumbline.audit.service import audit_change
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
-from plumbline.db import Base, UnitOfWork, uow_of
+from plumbline.db import Base, UnitOfWork, session_of
 from plumbline.errors import AppError, Forbidden
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
@@ -76,7 +76,7 @@ def seen(
     access = alias.__metadata__[0].dependency
 
     async def dependency(request: Request, ctx: ProjectContext) -> ProjectContext:
-        await load(uow_of(request).session, ctx, request.path_params[param])
+        await load(await session_of(request), ctx, request.path_params[param])
         return ctx
 
     # Real objects, not this module's postponed strings: ``access`` is a local name.

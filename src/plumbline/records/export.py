@@ -31,7 +31,7 @@ async def stream(header: Sequence[str], batch: Batch) -> AsyncIterator[bytes]:
     yield csv_bytes([header])
     before_id: str | None = None
     while True:
-        async with database.read_sessionmaker() as db:
+        async with await database.read_session() as db:
             rows, lines = await batch(db, before_id, BATCH)
             lines = list(lines)
         if lines:

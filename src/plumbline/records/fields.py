@@ -27,6 +27,44 @@ def json(value: Any) -> Any:
     return Fragment(value) if type(value) is str else value
 
 
+def _row_function(
+    names: Mapping[str, str | None], formats: Mapping[str, Callable[[Any], Any]]
+) -> Callable[..., dict[str, Any]]:
+    """``Fields.row`` written out for one resource, as ``dataclasses`` writes ``__init__``: one
+    dict display in the response's order, each field the row's value at its place (formatted
+    when it needs it and is not None), None for the module's own fields, then ``extra``. A
+    loop over the fields per row cost the projects list's 100 rows 343 k instructions more
+    (benchmarks/README.md). The source holds only names from the code (``repr``) and
+    positions."""
+    namespace: dict[str, Any] = {}
+    reads: list[str] = []
+    entries: list[str] = []
+    position = 0
+    for name, key in names.items():
+        value = "None"
+        if key is not None:
+            value = f"row[{position}]"
+            if key in formats:
+                namespace[f"format_{position}"] = formats[key]
+                reads.append(f"    value_{position} = row[{position}]\n")
+                value = f"None if value_{position} is None else format_{position}(value_{position})"
+            position += 1
+        entries.append(f"        {name!r}: {value},\n")
+    source = (
+        "def row(row, **extra):\n"
+        + "".join(reads)
+        + "    result = {\n"
+        + "".join(entries)
+        + "    }\n"
+        + "    if extra:\n"
+        + "        result.update(extra)\n"
+        + "    return result\n"
+    )
+    exec(compile(source, "<plumbline.records.fields>", "exec"), namespace)  # noqa: S102
+    function: Callable[..., dict[str, Any]] = namespace["row"]
+    return function
+
+
 class Fields:
     def __init__(
         self,
@@ -60,29 +98,9 @@ class Fields:
                 column = cast(column, Text).label(key)
             columns.append(column)
         self.columns = tuple(columns)
-        # A row is built from C-level dict operations: copy the ordered template, pour the
-        # column values in, format the few that need it. (A Python loop over every field per
-        # value made a 1,000-row page's serialisation 2.5 times slower.)
-        self._template = dict.fromkeys(self.names)
-        self._column_names = tuple(name for name, key in self.names.items() if key is not None)
-        self._formats = tuple(
-            (name, formats[key]) for name, key in self.names.items() if key in formats
-        )
-
-    def row(self, row: Sequence[Any], **extra: Any) -> dict[str, Any]:
+        self.row: Callable[..., dict[str, Any]] = _row_function(self.names, formats)
         """The response of one record from a row that starts with ``columns`` (in that order)
-        and the module's own fields ``extra``."""
-        result = self._template.copy()
-        # The row may hold more than ``columns``. zip(strict=False) would build a keyword dict
-        # per row: 150 k instructions on a 100-row page (benchmarks/README.md).
-        result.update(zip(self._column_names, row))  # noqa: B905
-        for name, format_ in self._formats:
-            value = result[name]
-            if value is not None:  # a None stays None: no call
-                result[name] = format_(value)
-        if extra:
-            result.update(extra)
-        return result
+        and the module's own fields as keywords (``extra``)."""
 
     def read(self, values: Mapping[Any, Any], **extra: Any) -> dict[str, Any]:
         """``row`` from column ``values`` (a row's ``_mapping`` or ``of(entity)``)."""

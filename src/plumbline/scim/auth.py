@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from plumbline.auth.deps import principal_dependency, sent
 from plumbline.authz.plans import Feature, gated, plan_has
-from plumbline.db import uow_of
+from plumbline.db import session_of
 from plumbline.kit import clock, crypto
 from plumbline.models import ScimToken, Workspace
 from plumbline.scim.errors import ScimError
@@ -33,7 +33,7 @@ async def _scim_caller(request: Request, workspaceId: str) -> ScimCaller:
     scheme, _, raw = header.partition(" ")
     if scheme.lower() != "bearer" or not raw.strip():
         raise ScimError(401, "A bearer token is required")
-    db = uow_of(request).session
+    db = await session_of(request)
     row = (
         await db.execute(
             select(ScimToken, Workspace)

@@ -12,7 +12,7 @@ from plumbline.auth.deps import identified, principal_dependency, public_caller
 from plumbline.auth.principal import Principal, TokenGrant
 from plumbline.auth.public_token import TokenPurpose, resolve_token
 from plumbline.auth.session import on_response
-from plumbline.db import uow_of
+from plumbline.db import session_of
 from plumbline.kit import crypto, ratelimit
 from plumbline.proposal.portal import repository
 from plumbline.proposal.status import ANSWERED
@@ -59,7 +59,7 @@ async def proposal_client(
     )
     if verdict.enforced:
         on_response(request, lambda response: response.headers.update(verdict.headers()))
-    return identified(request, await resolve_token(uow_of(request).session, PROPOSAL_LINK, token))
+    return identified(request, await resolve_token(await session_of(request), PROPOSAL_LINK, token))
 
 
 ProposalClient = Annotated[Principal, Depends(proposal_client)]
