@@ -34,7 +34,7 @@ def open_page(url: str, work: Path) -> tuple[str, list[tuple[str, str | None]]]:
             CHROMIUM, *FLAGS, f"--user-data-dir={work / 'profile'}",
             f"--log-net-log={netlog}", f"--screenshot={work / 'page.png'}", "--dump-dom", url,
         ],
-        capture_output=True, text=True, timeout=180, check=False,
+        capture_output=True, text=True, timeout=600, check=False,  # a hang guard: slow under load
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     log = json.loads(netlog.read_text())
