@@ -72,6 +72,18 @@ def scope(peer: str, *headers: tuple[bytes, bytes]) -> dict[str, object]:
     return {"type": "http", "client": (peer, 5000), "headers": list(headers)}
 
 
+def test_a_scope_without_trusted_proxies_is_its_peer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from plumbline.config import settings
+    from plumbline.kit.client_address import scope_client_ip
+
+    monkeypatch.setattr(settings, "trusted_proxies", "")
+    forwarded = (b"x-forwarded-for", b"198.51.100.1")
+    assert scope_client_ip(scope("127.0.0.1", forwarded)) == "127.0.0.1"
+    assert scope_client_ip(scope("::ffff:127.0.0.1", forwarded)) == "127.0.0.1"
+    monkeypatch.setattr(settings, "trusted_proxies", "127.0.0.1")
+    assert scope_client_ip(scope("127.0.0.1", forwarded)) == "198.51.100.1"
+
+
 def test_the_forwarded_scheme_only_from_a_trusted_peer(monkeypatch: pytest.MonkeyPatch) -> None:
     from plumbline.config import settings
 

@@ -9,6 +9,7 @@ headers; a peer outside the trusted proxies is its own client."""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Sequence
 
@@ -20,6 +21,7 @@ from plumbline.config import ProxyNetwork, settings
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+@functools.lru_cache(maxsize=4096)  # the same few peers connect again and again
 def parse_address(text: str) -> Address | None:
     """An address as proxies write one: ``1.2.3.4``, ``1.2.3.4:5678``, ``::1``, ``[::1]:80``;
     None for anything else (``unknown``, an obfuscated name, garbage). IPv4-mapped IPv6
@@ -113,7 +115,10 @@ def peer_is_trusted(scope: Scope) -> bool:
 
 def scope_client_ip(scope: Scope) -> str | None:
     """``client_ip`` of a raw ASGI scope (the middleware's)."""
-    return client_address(_peer(scope), _forwarded_for(scope), settings.proxy_networks)
+    peer, proxies = _peer(scope), settings.proxy_networks
+    if not proxies:  # nobody's forwarded headers are believed: no need to read them
+        return client_address(peer, (), proxies)
+    return client_address(peer, _forwarded_for(scope), proxies)
 
 
 def client_ip(connection: HTTPConnection) -> str | None:
@@ -125,12 +130,14 @@ def forwarded_scheme(scope: Scope) -> str | None:
     """``http`` or ``https`` as a trusted proxy says in ``Forwarded``'s ``proto=`` or else
     ``X-Forwarded-Proto`` (the last value, the one the nearest proxy wrote); None otherwise,
     when the connection's own scheme holds."""
+    if not peer_is_trusted(scope):
+        return None
     forwarded = _headers(scope, b"forwarded")
     if forwarded:
         values = [forwarded_pairs(forwarded)[-1].get("proto", "")]
     else:
         values = _headers(scope, b"x-forwarded-proto")
-    if not values or not peer_is_trusted(scope):
+    if not values:
         return None
     scheme = _hops(values)[-1].strip().lower()
     return scheme if scheme in ("http", "https") else None
