@@ -9,6 +9,7 @@ for name in (
     "floor",
     "cpu",
     "instructions",
+    "access",
     "files_transfer",
     "sse_fanout",
     "drawing_ai_sandbox",

@@ -125,7 +125,9 @@ async def _count(which: str, seeded: dict[str, str]) -> None:
         sys.stdin.readline()
 
 
-def _instructions(which: str, env: dict[str, str]) -> int:
+def _instructions(which: str, env: dict[str, str], module: str = "benchmarks.instructions") -> int:
+    """Instructions ``python -m module --one which`` executes between printing ``ready`` and
+    ``done`` (each answered by a line on its stdin once counting is switched)."""
     process = subprocess.Popen(
         [
             "valgrind",
@@ -134,7 +136,7 @@ def _instructions(which: str, env: dict[str, str]) -> int:
             f"--callgrind-out-file={os.path.join(OUT, f'callgrind.{which}') if OUT else '/dev/null'}",
             sys.executable,
             "-m",
-            "benchmarks.instructions",
+            module,
             "--one",
             which,
         ],
