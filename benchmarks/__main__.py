@@ -19,6 +19,7 @@ for name in (
     "soak",
     "lists",
     "scale",
+    "scim",
 ):
     try:
         module = importlib.import_module(f"benchmarks.{name}")

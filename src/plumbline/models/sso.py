@@ -4,7 +4,7 @@ in flight, the links of users to a provider's subjects, SCIM tokens, users and g
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from plumbline.db import Base, IdMixin, IdType, JSONType
@@ -100,7 +100,10 @@ class ScimUser(IdMixin, Base):
     ``active`` false keeps the row while the user has no membership and no session."""
 
     __tablename__ = "scim_users"
-    __table_args__ = (UniqueConstraint("workspace_id", "user_id"),)
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "user_id"),
+        Index("ix_scim_users_workspace_user_name_key", "workspace_id", "user_name_key"),
+    )
 
     workspace_id: Mapped[str] = mapped_column(
         IdType, ForeignKey("workspaces.id", ondelete="CASCADE")
@@ -110,6 +113,9 @@ class ScimUser(IdMixin, Base):
         IdType, ForeignKey("users.id", ondelete="CASCADE"), index=True
     )
     user_name: Mapped[str] = mapped_column(String(320))
+    # userName as SCIM compares it (``scim.documents.user_name_key``: NFC, lower case): the
+    # providers' ``userName eq`` lookups and the uniqueness check find it through the index.
+    user_name_key: Mapped[str] = mapped_column(Text)
     external_id: Mapped[str | None] = mapped_column(String(255))
     active: Mapped[bool] = mapped_column(default=True)
     # The rest of the resource as the provider sent it: name, displayName, emails.

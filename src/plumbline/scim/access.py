@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_as
@@ -21,9 +21,30 @@ from plumbline.sso import repository as sso_repo
 
 
 class Access:
-    async def _users(self, db: AsyncSession, workspace_id: str) -> list[ScimUser]:
-        query = select(ScimUser).where(ScimUser.workspace_id == workspace_id).order_by(ScimUser.id)
-        return list((await db.execute(query)).scalars())
+    async def _users(
+        self, db: AsyncSession, workspace_id: str, meeting: ColumnElement[bool] | None = None
+    ) -> list[ScimUser]:
+        """The workspace's Users in id order; only those ``meeting`` a condition when given."""
+        query = select(ScimUser).where(ScimUser.workspace_id == workspace_id)
+        if meeting is not None:
+            query = query.where(meeting)
+        return list((await db.execute(query.order_by(ScimUser.id))).scalars())
+
+    async def _user_page(
+        self, db: AsyncSession, workspace_id: str, start: int, count: int
+    ) -> tuple[list[ScimUser], int]:
+        """The ``count`` Users from the ``start``-th (1-based, id order), and how many there are."""
+        owned = ScimUser.workspace_id == workspace_id
+        total = await db.scalar(select(func.count()).select_from(ScimUser).where(owned))
+        query = select(ScimUser).where(owned).order_by(ScimUser.id).offset(start - 1).limit(count)
+        return list((await db.execute(query)).scalars()), total or 0
+
+    async def _user_ids(self, db: AsyncSession, workspace_id: str, ids: set[str]) -> set[str]:
+        """Those of ``ids`` that are Users of the workspace."""
+        query = select(ScimUser.id).where(
+            ScimUser.workspace_id == workspace_id, ScimUser.id.in_(ids)
+        )
+        return set((await db.execute(query)).scalars())
 
     async def _groups(self, db: AsyncSession, workspace_id: str) -> list[ScimGroup]:
         query = (

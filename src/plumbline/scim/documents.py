@@ -10,10 +10,13 @@ from scim2_models import (
     Context,
     EnterpriseUser,
     PatchOp,
+    Path,
     ResponseParameters,
     ScimFilter,
     User,
 )
+from scim2_models.path import CompareOperator, Comparison, FilterNode, LogicalExpr, LogicalOperator
+from sqlalchemy import ColumnElement, and_, or_
 
 from plumbline.config import settings
 from plumbline.kit import clock
@@ -25,6 +28,14 @@ from plumbline.scim.errors import ScimError, from_validation, invalid_value
 FullUser = User[EnterpriseUser]
 ROLE_GROUPS = {"ADMIN": 3, "MANAGER": 2, "MEMBER": 1}
 ACTOR = "scim"
+USER_NAME: Any = Path[User[Any]]("userName").resolve()
+
+
+def user_name_key(user_name: str) -> str:
+    """``userName`` as SCIM compares it (case-insensitive: NFC, lower case), the library's own
+    comparison key, so that a stored key compares as its filters match (``ScimUser.user_name_key``;
+    the migration that filled it in writes the same, tests/scim pins the two together)."""
+    return str(USER_NAME.comparable(user_name))
 
 
 def base_url(workspace_id: str) -> str:
@@ -148,14 +159,58 @@ def listed_typed(
             raise ScimError(400, f"Invalid filter: {exc}", "invalidFilter") from exc
         docs = matching
     start, count = page(query)
-    chosen = docs[start - 1 : start - 1 + count]
+    return list_response(docs[start - 1 : start - 1 + count], len(docs), start, query)
+
+
+def list_response(
+    chosen: list[tuple[Any, dict[str, Any]]], total: int, start: int, query: dict[str, str]
+) -> dict[str, Any]:
+    """The ListResponse of one page, ``chosen`` (from the ``start``-th), of ``total`` results."""
     return {
         "schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
-        "totalResults": len(docs),
+        "totalResults": total,
         "startIndex": start,
         "itemsPerPage": len(chosen),
         "Resources": [dump(kind, d, response_parameters(kind, query)) for kind, d in chosen],
     }
+
+
+def users_meeting(text: str) -> ColumnElement[bool] | None:
+    """A condition every User matching the filter ``text`` meets, for the statement to read
+    only those (the providers look each person up with ``userName eq "..."`` before
+    provisioning them): a ``userName`` or ``id`` equality, and what ``and`` and ``or`` make of
+    them. None when the filter names nothing indexed, or is malformed (``listed`` refuses it).
+    ``listed`` still matches each User read: the condition only leaves out Users that cannot."""
+    try:
+        found = _filter(User, text)
+        return _meeting(found, found.ast)
+    except Exception:
+        return None
+
+
+def _meeting(found: Any, node: FilterNode) -> ColumnElement[bool] | None:
+    if isinstance(node, LogicalExpr):
+        terms = [_meeting(found, term) for term in node.terms]
+        if node.op == LogicalOperator.and_:
+            kept = [term for term in terms if term is not None]
+            return and_(*kept) if kept else None
+        known = [term for term in terms if term is not None]
+        return or_(*known) if node.op == LogicalOperator.or_ and len(known) == len(terms) else None
+    if not (
+        isinstance(node, Comparison)
+        and node.op == CompareOperator.eq
+        and isinstance(node.value, str)
+    ):
+        return None
+    binding = found.resolve_comparison(node.attr_path)
+    if binding is None or binding.sub_field_name is not None:
+        return None
+    value = str(binding.comparable(node.value))
+    if binding.field_name == "user_name":
+        return ScimUser.user_name_key == value
+    if binding.field_name == "id":
+        return ScimUser.id == value
+    return None
 
 
 def _filter(resource_type: Any, text: str) -> Any:

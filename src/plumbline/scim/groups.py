@@ -48,7 +48,8 @@ class Groups(Access):
     async def _members(
         self, db: AsyncSession, caller: ScimCaller, model: Any, own_id: str | None
     ) -> list[dict[str, str]]:
-        users = {r.id for r in await self._users(db, caller.workspace.id)}
+        named = {str(member.value or "") for member in model.members or []}
+        users = await self._user_ids(db, caller.workspace.id, named)
         groups = {r.id for r in await self._groups(db, caller.workspace.id)} - {own_id}
         found: list[dict[str, str]] = []
         for member in model.members or []:

@@ -29,6 +29,8 @@ class ScimService(Users, Groups):
         self, db: AsyncSession, caller: ScimCaller, kinds: tuple[str, ...], body: Any
     ) -> dict[str, Any]:
         """``POST .search`` on Users, Groups or the root (both)."""
+        if kinds == ("User",):  # as a GET of /Users, which reads only what the filter can match
+            return await self.list_users(db, caller, search_query(body))
         base = base_url(caller.workspace.id)
         docs: list[tuple[Any, dict[str, Any]]] = []
         types = tuple(t for t in (User, Group) if t.__name__ in kinds)

@@ -9,7 +9,7 @@ from scim2_models import (
     Context,
     User,
 )
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_as, created, diff
@@ -26,11 +26,15 @@ from plumbline.scim.documents import (
     display_name,
     dump,
     kept,
+    list_response,
     listed,
+    page,
     parse,
     patched,
     response_parameters,
     user_doc,
+    user_name_key,
+    users_meeting,
 )
 from plumbline.scim.errors import ScimError, invalid_value
 from plumbline.sso import repository as sso_repo
@@ -40,9 +44,16 @@ class Users(Access):
     async def list_users(
         self, db: AsyncSession, caller: ScimCaller, query: dict[str, str]
     ) -> dict[str, Any]:
+        """Without a filter, one page read as such; with one, only the Users its ``userName``
+        and ``id`` equalities leave (``users_meeting``), matched by the library."""
         base = base_url(caller.workspace.id)
-        docs = [user_doc(r, base) for r in await self._users(db, caller.workspace.id)]
-        return listed(User, docs, query)
+        text = query.get("filter")
+        if not text:
+            start, count = page(query)
+            rows, total = await self._user_page(db, caller.workspace.id, start, count)
+            return list_response([(User, user_doc(r, base)) for r in rows], total, start, query)
+        rows = await self._users(db, caller.workspace.id, users_meeting(text))
+        return listed(User, [user_doc(r, base) for r in rows], query)
 
     async def read_user(
         self, db: AsyncSession, caller: ScimCaller, user_id: str, query: dict[str, str]
@@ -56,6 +67,7 @@ class Users(Access):
         row = ScimUser(
             workspace_id=caller.workspace.id,
             user_name=model.user_name,
+            user_name_key=user_name_key(model.user_name or ""),
             active=False,
             attributes={},
             created_at=now,
@@ -165,7 +177,7 @@ class Users(Access):
         clash = await db.execute(
             select(ScimUser.id).where(
                 ScimUser.workspace_id == caller.workspace.id,
-                func.lower(ScimUser.user_name) == model.user_name.lower(),
+                ScimUser.user_name_key == user_name_key(model.user_name),
                 ScimUser.id != row.id,
             )
         )
@@ -179,6 +191,7 @@ class Users(Access):
         }
         was_active = row.active and not created
         row.user_name = model.user_name
+        row.user_name_key = user_name_key(model.user_name)
         row.external_id = model.external_id
         row.attributes = kept(model)
         row.active = model.active is not False
