@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 from decimal import Decimal
 
 import httpx
@@ -382,3 +384,19 @@ async def test_the_ledger_and_the_costs_export_as_csv(client: httpx.AsyncClient)
     [header, line] = costs.text.strip().splitlines()
     assert header.startswith("Date,Work order,Asset,Kind")
     assert ",PART," in line and line.endswith(",12.35")  # 1 x 12.3456
+    # The issues export carries each work order's totals, and none for a construction issue.
+    tile = await client.post(
+        f"/api/v1/projects/{world.project.id}/issues",
+        json={"title": "Cracked tile"},
+        headers=world.member.headers,
+    )
+    assert tile.status_code == 200, tile.text
+    issues = await client.get(
+        f"/api/v1/projects/{world.project.id}/issues/export.csv", headers=world.member.headers
+    )
+    exported = {r["id"]: r for r in csv.DictReader(io.StringIO(issues.text))}
+    totals = [
+        exported[order["id"]][f"{name}Cost"] for name in ("parts", "labour", "other", "total")
+    ]
+    assert totals == ["12.35", "0.00", "0.00", "12.35"]
+    assert [exported[tile.json()["id"]][f"{n}Cost"] for n in ("parts", "total")] == ["", ""]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
+import orjson
 from sqlalchemy import ColumnElement
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -34,7 +35,13 @@ HEADER = (
     "statusChangedAt",
     "resolvedAt",
     "closedAt",
+    # A work order's cost totals (the `costs` of the API); empty for a construction issue.
+    "partsCost",
+    "labourCost",
+    "otherCost",
+    "totalCost",
 )
+COSTS = ("parts", "labour", "other", "total")
 
 
 def _line(row: Any) -> Sequence[Any]:
@@ -58,7 +65,14 @@ def _line(row: Any) -> Sequence[Any]:
         iso(row.status_changed_at) or "",
         iso(row.resolved_at) or "",
         iso(row.closed_at) or "",
+        *_costs(row.costs),
     )
+
+
+def _costs(text: str | None) -> list[str]:
+    """The totals' cells, from the costs column as selected (its JSON text)."""
+    totals = (orjson.loads(text) if text else None) or {}
+    return [totals.get(name, "") for name in COSTS]
 
 
 def stream_csv(conditions: list[ColumnElement[bool]]) -> AsyncIterator[bytes]:
