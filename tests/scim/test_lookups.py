@@ -14,9 +14,11 @@ from alembic import command
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from plumbline.db import database
 from plumbline.kit.ids import new_id
 from plumbline.migrate import alembic_config
 from plumbline.scim.documents import user_name_key
+from plumbline.scim.service import scim
 from tests.factories import QueryCounter
 from tests.scim.conftest import ScimWorld, user_body
 from tests.scim.test_provisioning import email, is_scim_error, provision
@@ -175,3 +177,15 @@ async def test_the_migration_fills_in_the_keys(tmp_path: Path) -> None:
         await engine.dispose()
     assert found == {id_: user_name_key(name) for id_, name in stored.items()}
     assert found["a"] == found["b"]
+
+
+async def test_a_group_may_name_more_people_than_a_statement_takes_parameters(
+    client: httpx.AsyncClient, scim_world: ScimWorld
+) -> None:
+    made = [(await provision(client, scim_world, email()))["id"] for _ in range(3)]
+    named = {*made, *(f"nobody-{n}" for n in range(2500))}
+    async with database.sessionmaker() as db:
+        with QueryCounter() as counter:
+            found = await scim._user_ids(db, scim_world.world.workspace.id, named)
+    assert found == set(made)
+    assert len(reads_of_users(counter.statements)) == 3  # 2,503 ids, a thousand at a time

@@ -40,11 +40,15 @@ class Access:
         return list((await db.execute(query)).scalars()), total or 0
 
     async def _user_ids(self, db: AsyncSession, workspace_id: str, ids: set[str]) -> set[str]:
-        """Those of ``ids`` that are Users of the workspace."""
-        query = select(ScimUser.id).where(
-            ScimUser.workspace_id == workspace_id, ScimUser.id.in_(ids)
-        )
-        return set((await db.execute(query)).scalars())
+        """Those of ``ids`` that are Users of the workspace (asked a thousand at a time: a
+        group may name more people than a statement takes parameters)."""
+        asked, found = sorted(ids), set[str]()
+        for at in range(0, len(asked), 1000):
+            query = select(ScimUser.id).where(
+                ScimUser.workspace_id == workspace_id, ScimUser.id.in_(asked[at : at + 1000])
+            )
+            found.update((await db.execute(query)).scalars())
+        return found
 
     async def _groups(self, db: AsyncSession, workspace_id: str) -> list[ScimGroup]:
         query = (
