@@ -191,11 +191,10 @@ def users_meeting(text: str) -> ColumnElement[bool] | None:
 def _meeting(found: Any, node: FilterNode) -> ColumnElement[bool] | None:
     if isinstance(node, LogicalExpr):
         terms = [_meeting(found, term) for term in node.terms]
+        kept = [term for term in terms if term is not None]
         if node.op == LogicalOperator.and_:
-            kept = [term for term in terms if term is not None]
             return and_(*kept) if kept else None
-        known = [term for term in terms if term is not None]
-        return or_(*known) if node.op == LogicalOperator.or_ and len(known) == len(terms) else None
+        return or_(*kept) if len(kept) == len(terms) else None  # `or`: only when every term is
     if not (
         isinstance(node, Comparison)
         and node.op == CompareOperator.eq
