@@ -12,7 +12,9 @@ GET request, done BENCH_ACCESS_ROUNDS (200) times after a warm-up, on the databa
   its user, the workspace and the membership) loaded as four entities, as every
   ``/workspaces/{w}/...`` route does;
 - ``core``: ``session`` plus the same statement run on the session's connection (rows, no
-  entities).
+  entities);
+- ``snapshots``: ``session`` plus the statement read as the app reads it now
+  (``plumbline.snapshots``: its rows made into snapshots of the four entities).
 
 Needs PostgreSQL on 127.0.0.1:5432 and valgrind.
 """
@@ -31,7 +33,7 @@ from benchmarks.harness import fresh_database, seed
 from benchmarks.instructions import _instructions
 
 ROUNDS = int(os.environ.get("BENCH_ACCESS_ROUNDS", "200"))
-SIDES = ("session", "connection", "orm", "core")
+SIDES = ("session", "connection", "orm", "core", "snapshots")
 
 
 def _side(which: str, seeded: dict[str, str]) -> Callable[[], Awaitable[Any]]:
@@ -50,21 +52,25 @@ def _side(which: str, seeded: dict[str, str]) -> Callable[[], Awaitable[Any]]:
         async with database.engine.connect() as conn:
             await conn.execution_options(isolation_level="AUTOCOMMIT")
 
-    async def read(statement: bool, entities: bool) -> None:
+    async def read(read_as: str | None) -> None:
         session = database.read_sessionmaker()
         await session.connection(execution_options=AUTOCOMMIT)
-        if statement and entities:
-            assert (await session.execute(SESSION_MEMBERSHIP, params())).first() is not None
-        elif statement:
+        statement = SESSION_MEMBERSHIP.statement
+        if read_as == "entities":
+            assert (await session.execute(statement, params())).first() is not None
+        elif read_as == "rows":
             conn = await session.connection()
-            assert (await conn.execute(SESSION_MEMBERSHIP, params())).first() is not None
+            assert (await conn.execute(statement, params())).first() is not None
+        elif read_as == "snapshots":
+            assert (await SESSION_MEMBERSHIP.first(session, params())) is not None
         await session.commit()
 
     sides: dict[str, Callable[[], Awaitable[Any]]] = {
-        "session": lambda: read(False, False),
+        "session": lambda: read(None),
         "connection": connection,
-        "orm": lambda: read(True, True),
-        "core": lambda: read(True, False),
+        "orm": lambda: read("entities"),
+        "core": lambda: read("rows"),
+        "snapshots": lambda: read("snapshots"),
     }
     return sides[which]
 
@@ -104,6 +110,9 @@ def main() -> None:
     )
     print(
         f"  the access statement as entities over rows: {(counts['orm'] - counts['core']) / 1000:+,.0f} k"
+    )
+    print(
+        f"  the access statement as snapshots over rows: {(counts['snapshots'] - counts['core']) / 1000:+,.0f} k"
     )
 
 

@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from plumbline.config import settings
 from plumbline.kit import clock, encoding, search
@@ -51,6 +51,19 @@ LIVE = text("deleted_at IS NULL")
 # The statement and result types repositories annotate with.
 AnySelect = Select[*tuple[Any, ...]]
 Rows = Sequence[Row[*tuple[Any, ...]]]
+
+
+async def core_rows(
+    session: AsyncSession, statement: AnySelect, params: dict[str, Any] | None = None
+) -> Rows:
+    """The rows of a Core statement run on the session's connection (no ORM execution path).
+    One call of ``run_sync``: taking the connection and executing on it each from the async
+    side would cost a greenlet switch apiece (about 40 k instructions a request)."""
+
+    def rows(sync: Session) -> Rows:
+        return sync.connection().execute(statement, params).all()
+
+    return await session.run_sync(rows)
 
 
 class UTCDateTime(TypeDecorator[datetime]):

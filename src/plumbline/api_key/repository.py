@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.db import Rows
+from plumbline.db import Rows, core_rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import ApiKey
 from plumbline.records.fields import Fields
@@ -30,8 +30,7 @@ FIELDS = Fields(
 
 async def list_keys(db: AsyncSession, *, project_id: str, page: PageParams) -> Rows:
     query = select(*FIELDS.columns).where(ApiKey.project_id == project_id)
-    conn = await db.connection()
-    return (await conn.execute(page.apply(query, ApiKey.id))).all()
+    return await core_rows(db, page.apply(query, ApiKey.id))
 
 
 async def get_key(db: AsyncSession, *, project_id: str, key_id: str) -> ApiKey | None:

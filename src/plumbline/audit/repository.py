@@ -8,7 +8,7 @@ from sqlalchemy import Insert, Table, bindparam, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.schemas import AuditFilters
-from plumbline.db import AnySelect, Rows
+from plumbline.db import AnySelect, Rows, core_rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import AuditLog
 
@@ -54,14 +54,12 @@ def _query(project_id: str, filters: AuditFilters) -> AnySelect:
 async def list_entries(
     db: AsyncSession, *, project_id: str, filters: AuditFilters, page: PageParams
 ) -> Rows:
-    conn = await db.connection()
-    return (await conn.execute(page.apply(_query(project_id, filters), AuditLog.id))).all()
+    return await core_rows(db, page.apply(_query(project_id, filters), AuditLog.id))
 
 
 async def recent(db: AsyncSession, *, project_id: str, limit: int) -> Rows:
     query = _query(project_id, AuditFilters()).order_by(AuditLog.id.desc()).limit(limit)
-    conn = await db.connection()
-    return (await conn.execute(query)).all()
+    return await core_rows(db, query)
 
 
 async def export_batch(
@@ -76,8 +74,7 @@ async def export_batch(
     query = _query(project_id, filters)
     if after_id is not None:
         query = query.where(AuditLog.id > after_id)
-    conn = await db.connection()
-    return (await conn.execute(query.order_by(AuditLog.id).limit(limit))).all()
+    return await core_rows(db, query.order_by(AuditLog.id).limit(limit))
 
 
 # Values as parameters of a prebuilt Core insert on the session's connection: an ORM entity

@@ -8,23 +8,24 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyCookie, APIKeyHeader
-from sqlalchemy import Row, bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.auth.principal import Principal
 from plumbline.auth.session import (
     COOKIE_NAME,
-    LIVE_SESSION,
+    SESSION_USER,
     on_response,
     session_params,
     session_token,
     session_used,
 )
 from plumbline.config import settings
-from plumbline.db import AnySelect, session_of
+from plumbline.db import before_commit, session_of
 from plumbline.errors import EmailNotVerified, Forbidden, NotConfigured, Unauthorized
 from plumbline.kit import clock, crypto, ratelimit
 from plumbline.models import ApiKey
+from plumbline.snapshots import Snapshots
 
 # The credentials a caller may send. The principal dependencies read them from the request
 # themselves (as sub-dependencies FastAPI would solve each on every request, for a header read)
@@ -69,27 +70,27 @@ def identified(request: Request, principal: Principal) -> Principal:
 
 async def user_with(
     request: Request,
-    query: AnySelect = LIVE_SESSION,
+    query: Snapshots = SESSION_USER,
     params: dict[str, Any] | None = None,
     *,
     verified: bool,
-) -> tuple[Principal, Row[*tuple[Any, ...]]]:
+) -> tuple[Principal, tuple[Any, ...]]:
     """The session user (401, or 403 for an API key on a route that takes none, or for an
-    unverified e-mail when ``verified``) and the row of ``query``: ``LIVE_SESSION`` or a
-    statement joining to it what the caller checks next (``params`` are its own parameters),
-    so one statement answers both."""
+    unverified e-mail when ``verified``) and the row of ``query``: ``SESSION_USER`` or a
+    statement joining to ``LIVE_SESSION`` what the caller checks next (``params`` are its own
+    parameters), so one statement answers both. Its entities are snapshots."""
     token = session_token(sent(request, session_cookie))
     now = clock.now()
     row = None
     if token is not None:
         db = await session_of(request)
-        row = (await db.execute(query, {**session_params(token, now), **(params or {})})).first()
+        row = await query.first(db, {**session_params(token, now), **(params or {})})
     if row is None or token is None:
         if sent(request, api_key_header):
             raise Forbidden(KEYS_ONLY_ON_PROJECTS, code="API_KEY_PROJECT")
         raise Unauthorized()
     session, user = row[0], row[1]
-    session_used(request, session, token, now)
+    session_used(request, db, session, token, now)
     if verified and settings.require_email_verification and not user.email_verified:
         raise EmailNotVerified()
     return identified(request, Principal(user=user, session=session)), row
@@ -107,16 +108,18 @@ async def current_user_unverified(request: Request) -> Principal:
 
 # The key with the hash ``key_hash``; project routes join the project to it.
 KEY_BY_HASH = select(ApiKey).where(ApiKey.key_hash == bindparam("key_hash"))
+KEY = Snapshots(KEY_BY_HASH)
 
 
 async def api_key_principal(request: Request, db: AsyncSession, raw: str) -> Principal:
     """Resolve an ``x-api-key``: 401 when unknown, revoked or expired; counts the rate limit."""
-    found = await db.execute(KEY_BY_HASH, {"key_hash": crypto.sha256_hex(raw)})
-    return await key_principal(request, found.scalar_one_or_none())
+    found = await KEY.first(db, {"key_hash": crypto.sha256_hex(raw)})
+    return await key_principal(request, db, found[0] if found else None)
 
 
-async def key_principal(request: Request, key: ApiKey | None) -> Principal:
-    """The checks of ``api_key_principal`` on a key already read (None when unknown)."""
+async def key_principal(request: Request, db: AsyncSession, key: ApiKey | None) -> Principal:
+    """The checks of ``api_key_principal`` on a key already read (a snapshot; None when
+    unknown). Its last use is written with the request's commit, at most once a minute."""
     now = clock.now()
     if key is None or key.revoked_at is not None or (key.expires_at and key.expires_at <= now):
         raise Unauthorized("Invalid or revoked API key")
@@ -129,7 +132,8 @@ async def key_principal(request: Request, key: ApiKey | None) -> Principal:
     if verdict.enforced:
         on_response(request, lambda r: r.headers.update(verdict.headers()))
     if key.last_used_at is None or key.last_used_at < now - LAST_USED_PRECISION:
-        key.last_used_at = now
+        used = update(ApiKey).where(ApiKey.id == key.id).values(last_used_at=now)
+        before_commit(db, lambda db: db.execute(used))
     return identified(request, Principal(api_key=key))
 
 

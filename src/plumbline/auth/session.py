@@ -7,14 +7,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fastapi import Request, Response
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.config import settings
+from plumbline.db import before_commit
 from plumbline.errors import Forbidden, Unauthorized
 from plumbline.kit import clock, crypto
 from plumbline.kit.client_address import client_ip
 from plumbline.models import AuthSession, User
+from plumbline.snapshots import Snapshots
 
 COOKIE_NAME = "auth.session_token"
 SESSION_DAYS = 30
@@ -90,8 +92,9 @@ def session_token(cookie: str | None) -> str | None:
 
 
 # The live session and its user, for ``session_params``. The authorization dependencies join
-# what they check to it, so one statement answers both questions. Statements on every request are
-# built once: SQLAlchemy then reuses their compiled form and result metadata as they are.
+# what they check to it, so one statement answers both questions, and read its entities as
+# snapshots (``snapshots.Snapshots``). Statements on every request are built once: SQLAlchemy then
+# reuses their compiled form and result metadata as they are.
 LIVE_SESSION = (
     select(AuthSession, User)
     .join(User, User.id == AuthSession.user_id)
@@ -100,34 +103,42 @@ LIVE_SESSION = (
         AuthSession.expires_at > bindparam("now"),
     )
 )
+SESSION_USER = Snapshots(LIVE_SESSION)
 
 
 def session_params(token: str, now: datetime) -> dict[str, Any]:
     return {"token_hash": crypto.sha256_hex(token), "now": now}
 
 
-def session_used(request: Request, session: AuthSession, token: str, now: datetime) -> None:
+def session_used(
+    request: Request, db: AsyncSession, session: AuthSession, token: str, now: datetime
+) -> None:
     """What a request on a live session implies: the origin check of unsafe methods, and the
     sliding expiry (written with the request's commit, at most once a day)."""
     if request.method in UNSAFE_METHODS:
         check_origin(request, required=True)
     if session.remember and session.updated_at < now - REFRESH_AFTER:
-        session.expires_at = now + timedelta(days=SESSION_DAYS)
-        session.updated_at = now
+        slid = (
+            update(AuthSession)
+            .where(AuthSession.id == session.id)
+            .values(expires_at=now + timedelta(days=SESSION_DAYS), updated_at=now)
+        )
+        before_commit(db, lambda db: db.execute(slid))
         on_response(request, lambda r: set_session_cookie(r, token, remember=True))
 
 
 async def session_from_cookie(
     db: AsyncSession, request: Request, cookie: str | None
 ) -> tuple[AuthSession, User] | None:
-    """The live session named by the cookie, with the sliding expiry applied; None when absent."""
+    """The live session named by the cookie and its user (snapshots), with the sliding expiry
+    applied; None when absent."""
     token = session_token(cookie)
     if token is None:
         return None
     now = clock.now()
-    row = (await db.execute(LIVE_SESSION, session_params(token, now))).first()
+    row = await SESSION_USER.first(db, session_params(token, now))
     if row is None:
         return None
     session, user = row
-    session_used(request, session, token, now)
+    session_used(request, db, session, token, now)
     return session, user

@@ -184,9 +184,9 @@ def project_access(
                 raise Forbidden("API keys cannot be used for this action", code="API_KEY_PROJECT")
             params = {"key_hash": crypto.sha256_hex(key), "project_id": projectId}
             db = await session_of(request)
-            found = (await db.execute(repository.KEY_PROJECT, params)).first()
+            found = await repository.KEY_PROJECT.first(db, params)
             api_key, project, workspace = found or (None, None, None)
-            principal = await key_principal(request, api_key)
+            principal = await key_principal(request, db, api_key)
             require_key_project(principal, projectId)
             ctx = _key_context(principal, project, workspace)
         else:

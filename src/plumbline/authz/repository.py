@@ -1,7 +1,9 @@
 """Every statement behind an access decision.
 
 A project as a key or a member sees it, and the file or file version whose project a route
-resolves.
+resolves. The access statements read their entities as snapshots (``snapshots.Snapshots``):
+a context is read-only, and a service that writes its project or workspace loads it
+(``snapshots.tracked``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from plumbline.models import (
     User,
     Workspace,
 )
+from plumbline.snapshots import Snapshots
 
 Ts = TypeVarTuple("Ts")
 Column = InstrumentedAttribute
@@ -33,14 +36,14 @@ Column = InstrumentedAttribute
 _LIVE_PROJECT = and_(Project.id == bindparam("project_id"), Project.deleted_at.is_(None))
 _LIVE_WORKSPACE = and_(Workspace.id == Project.workspace_id, Workspace.deleted_at.is_(None))
 # The key (``key_hash``) with the live project and its live workspace (None, None when absent).
-KEY_PROJECT = (
+KEY_PROJECT = Snapshots(
     KEY_BY_HASH.add_columns(Project, Workspace)
     .outerjoin_from(ApiKey, Project, _LIVE_PROJECT)
     .outerjoin_from(Project, Workspace, _LIVE_WORKSPACE)
 )
 # The session and its user with the live project, its live workspace, the user's membership of
 # it and their named access to the project (id, role); None where there is none.
-SESSION_ACCESS = (
+SESSION_ACCESS = Snapshots(
     LIVE_SESSION.add_columns(
         Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role
     )
@@ -58,7 +61,9 @@ SESSION_ACCESS = (
     )
 )
 # A live project in a live workspace (``project_id``).
-KEY_ACCESS = select(Project, Workspace).join(Workspace, _LIVE_WORKSPACE).where(_LIVE_PROJECT)
+KEY_ACCESS = Snapshots(
+    select(Project, Workspace).join(Workspace, _LIVE_WORKSPACE).where(_LIVE_PROJECT)
+)
 # The same with the user's (``user_id``) membership of the workspace and named access.
 _MEMBER = (
     select(Project, Workspace, Membership, ProjectMember.id, ProjectMember.project_role)
@@ -78,18 +83,20 @@ _MEMBER = (
         ),
     )
 )
-MEMBER_ACCESS = _MEMBER.where(_LIVE_PROJECT)
+MEMBER_ACCESS = Snapshots(_MEMBER.where(_LIVE_PROJECT))
 
 # Every live project of the live workspaces the user (``user_id``) belongs to that they may see
 # (internal members unless restricted; restricted members and externals where named), with the
 # columns of MEMBER_ACCESS.
-MEMBER_PROJECTS = _MEMBER.where(
-    Project.deleted_at.is_(None),
-    or_(
-        and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
-        ProjectMember.id.is_not(None),
-    ),
-).order_by(Project.id)
+MEMBER_PROJECTS = Snapshots(
+    _MEMBER.where(
+        Project.deleted_at.is_(None),
+        or_(
+            and_(Membership.is_external.is_(False), Membership.restricted.is_(False)),
+            ProjectMember.id.is_not(None),
+        ),
+    ).order_by(Project.id)
+)
 
 
 def with_member_access(
@@ -117,25 +124,20 @@ def with_member_access(
     )
 
 
-async def key_access(db: AsyncSession, project_id: str) -> Row[Project, Workspace] | None:
+async def key_access(db: AsyncSession, project_id: str) -> tuple[Any, ...] | None:
     """``(project, workspace)`` when both are live."""
-    return (await db.execute(KEY_ACCESS, {"project_id": project_id})).first()
+    return await KEY_ACCESS.first(db, {"project_id": project_id})
 
 
-async def member_access(
-    db: AsyncSession, user_id: str, project_id: str
-) -> Row[Project, Workspace, Membership, str, str | None] | None:
+async def member_access(db: AsyncSession, user_id: str, project_id: str) -> tuple[Any, ...] | None:
     """``(project, workspace, membership, named id, project role)`` when the user is a member of
     the live project's live workspace (the named columns None without named access)."""
-    params = {"user_id": user_id, "project_id": project_id}
-    return (await db.execute(MEMBER_ACCESS, params)).first()
+    return await MEMBER_ACCESS.first(db, {"user_id": user_id, "project_id": project_id})
 
 
-async def member_projects(
-    db: AsyncSession, user_id: str
-) -> Sequence[Row[Project, Workspace, Membership, str | None, str | None]]:
+async def member_projects(db: AsyncSession, user_id: str) -> list[tuple[Any, ...]]:
     """MEMBER_PROJECTS: what ``member_context`` needs for each project the user may see."""
-    return (await db.execute(MEMBER_PROJECTS, {"user_id": user_id})).all()
+    return await MEMBER_PROJECTS.all(db, {"user_id": user_id})
 
 
 async def live_file(db: AsyncSession, file_id: str) -> File | None:

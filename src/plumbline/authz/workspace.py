@@ -17,6 +17,7 @@ from plumbline.authz.permissions import Permission, Permits, permissions_for
 from plumbline.authz.plans import Feature, gated, require_feature
 from plumbline.errors import NotFound
 from plumbline.models import Membership, User, Workspace
+from plumbline.snapshots import Snapshots
 
 
 @dataclass
@@ -37,7 +38,7 @@ class WorkspaceContext(Permits):
 
 # The session and its user with the live workspace ``workspace_id`` and the user's membership
 # of it (None, None when either is missing).
-SESSION_MEMBERSHIP = (
+SESSION_MEMBERSHIP = Snapshots(
     LIVE_SESSION.add_columns(Workspace, Membership)
     .outerjoin_from(
         User,
@@ -49,6 +50,20 @@ SESSION_MEMBERSHIP = (
         Membership,
         and_(Membership.workspace_id == Workspace.id, Membership.user_id == User.id),
     )
+)
+
+
+# The live workspace ``workspace_id`` and the membership of the user ``user_id``.
+WORKSPACE_MEMBERSHIP = Snapshots(
+    select(Workspace, Membership)
+    .join(
+        Membership,
+        and_(
+            Membership.workspace_id == Workspace.id,
+            Membership.user_id == bindparam("user_id"),
+        ),
+    )
+    .where(Workspace.id == bindparam("workspace_id"), Workspace.deleted_at.is_(None))
 )
 
 
@@ -96,19 +111,8 @@ async def named_workspace_access(
 ) -> WorkspaceContext:
     """For a route whose body names the workspace (billing): the caller's membership of the
     live workspace (404 otherwise), then ``permission`` (403)."""
-    row = (
-        await db.execute(
-            select(Workspace, Membership)
-            .join(
-                Membership,
-                and_(
-                    Membership.workspace_id == Workspace.id,
-                    Membership.user_id == principal.require_user().id,
-                ),
-            )
-            .where(Workspace.id == workspace_id, Workspace.deleted_at.is_(None))
-        )
-    ).first()
+    params = {"workspace_id": workspace_id, "user_id": principal.require_user().id}
+    row = await WORKSPACE_MEMBERSHIP.first(db, params)
     ctx = _member_context(principal, *(row or (None, None)))
     ctx.require(permission)
     return ctx

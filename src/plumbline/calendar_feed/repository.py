@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.repository import with_member_access
-from plumbline.db import Rows
+from plumbline.db import Rows, core_rows
 from plumbline.kit.pagination import PageParams
 from plumbline.models import CalendarFeed, User
 from plumbline.records.fields import Fields
+from plumbline.snapshots import Snapshots
 
 F = CalendarFeed.__table__.c
 # A feed as answered, in order; never the secret.
@@ -30,13 +32,17 @@ FIELDS = Fields(
 
 # The live feed of a token (``token_hash``) with its owner and, for a project feed, the owner's
 # access to the project (``authz.repository.with_member_access``): one statement per fetch.
-FEED_BY_HASH = with_member_access(
-    select(CalendarFeed, User)
-    .join(User, User.id == CalendarFeed.user_id)
-    .where(CalendarFeed.token_hash == bindparam("token_hash"), CalendarFeed.revoked_at.is_(None)),
-    CalendarFeed,
-    CalendarFeed.user_id,
-    CalendarFeed.project_id,
+FEED_BY_HASH = Snapshots(
+    with_member_access(
+        select(CalendarFeed, User)
+        .join(User, User.id == CalendarFeed.user_id)
+        .where(
+            CalendarFeed.token_hash == bindparam("token_hash"), CalendarFeed.revoked_at.is_(None)
+        ),
+        CalendarFeed,
+        CalendarFeed.user_id,
+        CalendarFeed.project_id,
+    )
 )
 
 
@@ -56,8 +62,7 @@ async def list_feeds(
         query = query.where(F.project_id == project_id)
         if user_id is not None:
             query = query.where(F.user_id == user_id)
-    conn = await db.connection()
-    return (await conn.execute(page.apply(query, CalendarFeed.id))).all()
+    return await core_rows(db, page.apply(query, CalendarFeed.id))
 
 
 async def get_feed(
@@ -75,9 +80,14 @@ async def get_feed(
     return (await db.execute(query)).scalar_one_or_none()
 
 
-async def feed_by_hash(db: AsyncSession, token_hash: str) -> Row[*tuple[Any, ...]] | None:
-    """FEED_BY_HASH: (feed, owner, project, workspace, membership, named id, project role)."""
-    row: Row[*tuple[Any, ...]] | None = (
-        await db.execute(FEED_BY_HASH, {"token_hash": token_hash})
-    ).first()
-    return row
+async def feed_by_hash(db: AsyncSession, token_hash: str) -> tuple[Any, ...] | None:
+    """FEED_BY_HASH: (feed, owner, project, workspace, membership, named id, project role), the
+    entities as snapshots."""
+    return await FEED_BY_HASH.first(db, {"token_hash": token_hash})
+
+
+async def mark_used(db: AsyncSession, feed_id: str, now: datetime) -> None:
+    """A fetch of the feed: its ``lastUsedAt``."""
+    await db.execute(
+        update(CalendarFeed).where(CalendarFeed.id == feed_id).values(last_used_at=now)
+    )

@@ -186,7 +186,7 @@ class CalendarFeedService:
             events = await _collect(db, PROJECT_KINDS, [ctx], None)
         now = clock.now()
         if feed.last_used_at is None or feed.last_used_at < now - LAST_USED_PRECISION:
-            feed.last_used_at = now
+            await repository.mark_used(db, feed.id, now)
         body = ics.write(
             name=feed.name,
             calendar_uid=f"feed-{feed.id}",

@@ -25,6 +25,7 @@ from plumbline.file.types import image_type, media_type
 from plumbline.kit.ids import new_id
 from plumbline.kit.storage import get_storage
 from plumbline.kit.storage.http import object_response
+from plumbline.snapshots import tracked
 
 MAX_LOGO_BYTES = 2_000_000
 LOGO_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
@@ -74,7 +75,7 @@ class BrandingService:
             raise UnsupportedMediaType("The logo must be a PNG, JPEG or WebP image")
         if declared not in ("application/octet-stream", content_type):
             raise UnsupportedMediaType(f"The body is not a {LOGO_TYPES[declared].upper()} image")
-        workspace = ctx.workspace
+        workspace = await tracked(uow.session, ctx.workspace)
         key = f"ws/{workspace.id}/branding/logo-{new_id()}.{extension}"
         await get_storage().put_bytes(key, data, content_type)
         old = workspace.logo_key
@@ -97,7 +98,7 @@ class BrandingService:
 
     async def remove_logo(self, uow: UnitOfWork, ctx: WorkspaceContext) -> None:
         """Remove the logo (404 when there is none); its object goes after the commit."""
-        workspace = ctx.workspace
+        workspace = await tracked(uow.session, ctx.workspace)
         if workspace.logo_key is None:
             raise NotFound("The workspace has no logo")
         old = workspace.logo_key

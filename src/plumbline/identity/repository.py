@@ -98,7 +98,7 @@ async def delete_session(db: AsyncSession, user_id: str, session_id: str) -> int
 
 
 async def delete_sessions(db: AsyncSession, user_id: str, *, keep: str | None = None) -> int:
-    """Delete the user's sessions, except ``keep`` (the caller's, which the ORM may be updating)."""
+    """Delete the user's sessions, except ``keep`` (the caller's, when it stays)."""
     query = delete(AuthSession).where(AuthSession.user_id == user_id)
     if keep is not None:
         query = query.where(AuthSession.id != keep)

@@ -36,6 +36,7 @@ from plumbline.identity.links import (
 from plumbline.kit import clock, crypto, ratelimit
 from plumbline.mail.tasks import queue
 from plumbline.models import AuthSession, User, UserToken
+from plumbline.snapshots import tracked
 from plumbline.sso import policy as sso_policy
 
 VERIFY_EMAIL = "verify_email"
@@ -183,7 +184,8 @@ class IdentityService:
         """End the session the cookie names, if any (signing out twice is fine)."""
         found = await session_from_cookie(db, request, cookie)
         if found is not None:
-            await db.delete(found[0])
+            session = found[0]
+            await repo.delete_session(db, session.user_id, session.id)
 
     async def get_session(
         self, db: AsyncSession, request: Request, cookie: str | None
@@ -287,7 +289,7 @@ class IdentityService:
         body: schemas.ChangePassword,
     ) -> SignedIn:
         """With ``revokeOtherSessions`` every session ends and a fresh one replaces the caller's."""
-        user = principal.require_user()
+        user = await tracked(db, principal.require_user())
         check_password(body.new_password, "newPassword")
         await ratelimit.hit(f"change-password:{user.id}", SIGN_IN_LIMIT, SIGN_IN_WINDOW)
         if not crypto.verify_password(user.password_hash, body.current_password):
@@ -299,9 +301,7 @@ class IdentityService:
             return SignedIn({"token": None, "user": user_json(user)})
         current = principal.session
         remember = current.remember if current else True
-        await repo.delete_sessions(db, user.id, keep=current.id if current else None)
-        if current is not None:
-            await db.delete(current)
+        await repo.delete_sessions(db, user.id)
         session, token = await create_session(db, user, request, remember=remember)
         return SignedIn({"token": session.id, "user": user_json(user)}, token, remember)
 
@@ -309,7 +309,7 @@ class IdentityService:
         self, db: AsyncSession, principal: Principal, body: schemas.UpdateUser
     ) -> None:
         """Change the caller's name or image; a change is audited."""
-        user = principal.require_user()
+        user = await tracked(db, principal.require_user())
         given = body.model_fields_set
         before = {"name": user.name, "image": user.image}
         if "name" in given and body.name is not None:
@@ -330,12 +330,9 @@ class IdentityService:
         """End one of the caller's sessions (404 for anyone else's); True when it was theirs now."""
         user = principal.require_user()
         current: AuthSession | None = principal.session
-        if current is not None and current.id == session_id:
-            await db.delete(current)
-            return True
         if await repo.delete_session(db, user.id, session_id) == 0:
             raise NotFound("Session not found")
-        return False
+        return current is not None and current.id == session_id
 
     async def revoke_sessions(
         self, db: AsyncSession, principal: Principal, *, keep_current: bool
@@ -343,9 +340,8 @@ class IdentityService:
         """End every other session of the caller, and the current one unless kept; audited."""
         user = principal.require_user()
         current = principal.session
-        await repo.delete_sessions(db, user.id, keep=current.id if current else None)
-        if current is not None and not keep_current:
-            await db.delete(current)
+        kept = current.id if current is not None and keep_current else None
+        await repo.delete_sessions(db, user.id, keep=kept)
         await audit_as(
             db,
             principal,
@@ -371,6 +367,7 @@ class IdentityService:
         """Whether the caller's presence is hidden from other viewers of a drawing."""
         user = principal.require_user()
         if user.presence_hidden != hidden:
+            user = await tracked(db, user)
             user.presence_hidden = hidden
             user.updated_at = clock.now()
         return {"hidden": hidden}

@@ -17,6 +17,7 @@ from plumbline.member.errors import InviteNotPending
 from plumbline.member.service import member as member_service
 from plumbline.models import EmailInvite, Invite, Workspace
 from plumbline.notification.service import notification
+from plumbline.snapshots import tracked
 
 NOT_FOUND = "This invite does not exist or was revoked"
 EXPIRED = "This invite has expired"
@@ -127,7 +128,8 @@ class InviteTokenService:
         _check_live(invite)
         if user.email.strip().lower() != invite.email.lower():
             raise Forbidden("This invite was sent to another e-mail address")
-        user.email_verified = True
+        if not user.email_verified:
+            (await tracked(db, user)).email_verified = True
         invite.accepted_at = clock.now()
         invite.accepted_by = user.id
         if existing is not None:

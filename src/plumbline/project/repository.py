@@ -18,7 +18,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.db import AnySelect, Rows
+from plumbline.db import AnySelect, Rows, core_rows
 from plumbline.kit.pagination import Paged, PageParams
 from plumbline.models import Membership, Project, ProjectMember, User
 from plumbline.records.fields import Fields
@@ -63,11 +63,9 @@ async def list_projects(
 ) -> Rows:
     """The workspace's live projects, newest first; only those named for ``named_for`` when set."""
     query, params = page.bind(_ALL_PROJECTS if named_for is None else _NAMED_PROJECTS)
-    conn = await db.connection()
-    found = await conn.execute(
-        query, {**params, "workspace_id": workspace_id, "named_for": named_for}
+    return await core_rows(
+        db, query, {**params, "workspace_id": workspace_id, "named_for": named_for}
     )
-    return found.all()
 
 
 def _team_filter(workspace_id: str) -> ColumnElement[bool]:
@@ -117,8 +115,7 @@ async def list_team(
         .outerjoin(ProjectMember, _named_on(project_id))
         .where(who)
     )
-    conn = await db.connection()
-    return (await conn.execute(page.apply(query, Membership.id))).all()
+    return await core_rows(db, page.apply(query, Membership.id))
 
 
 async def count_team(db: AsyncSession, *, workspace_id: str, project_id: str) -> int:

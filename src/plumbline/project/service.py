@@ -19,6 +19,7 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Project, ProjectMember
 from plumbline.project import repository
 from plumbline.project.schemas import ProjectCreate, ProjectSettingsUpdate, ProjectUpdate
+from plumbline.snapshots import tracked
 
 # Fields the audit trail follows, camelCase as the API names them.
 _AUDITED = {
@@ -63,6 +64,16 @@ def _reject_nulls(sent: dict[str, Any], fields: Iterable[str]) -> None:
 def _check_dates(start: date | None, end: date | None) -> None:
     if start is not None and end is not None and end < start:
         raise InvalidField("endDate", "must be on or after startDate")
+
+
+def _settings(project: Project) -> dict[str, Any]:
+    """The project's modules, client visibility and operations mode."""
+    return {
+        "projectId": project.id,
+        "operationsMode": project.operations_mode,
+        "modules": _modules(project),
+        "clientVisibility": _visibility(project),
+    }
 
 
 class ProjectService:
@@ -142,7 +153,7 @@ class ProjectService:
         sent = data.model_dump(exclude_unset=True)
         _reject_nulls(sent, _NOT_NULL)
         require_feature(ctx.workspace, Feature.RECORDS, write=True)
-        project = ctx.project
+        project = await tracked(db, ctx.project)
         _check_dates(
             sent.get("start_date", project.start_date), sent.get("end_date", project.end_date)
         )
@@ -155,7 +166,7 @@ class ProjectService:
 
     async def delete(self, db: AsyncSession, ctx: ProjectContext) -> None:
         """Soft delete: the project leaves every list and read; its rows stay for restores."""
-        project = ctx.project
+        project = await tracked(db, ctx.project)
         now = clock.now()
         project.deleted_at = now
         project.updated_at = now
@@ -178,13 +189,7 @@ class ProjectService:
 
     def settings(self, ctx: ProjectContext) -> dict[str, Any]:
         """The project's modules, client visibility and operations mode."""
-        project = ctx.project
-        return {
-            "projectId": project.id,
-            "operationsMode": project.operations_mode,
-            "modules": _modules(project),
-            "clientVisibility": _visibility(project),
-        }
+        return _settings(ctx.project)
 
     async def update_settings(
         self, db: AsyncSession, ctx: ProjectContext, data: ProjectSettingsUpdate
@@ -193,15 +198,15 @@ class ProjectService:
         sent = data.model_dump(exclude_unset=True)
         _reject_nulls(sent, ("modules", "client_visibility", "operations_mode"))
         require_feature(ctx.workspace, Feature.RECORDS, write=True)
-        project = ctx.project
-        before = _flat_settings(self.settings(ctx))
+        project = await tracked(db, ctx.project)
+        before = _flat_settings(_settings(project))
         if "modules" in sent:
             project.modules = {**project.modules, **sent["modules"]}
         if "client_visibility" in sent:
             project.client_visibility = {**project.client_visibility, **sent["client_visibility"]}
         if "operations_mode" in sent:
             project.operations_mode = sent["operations_mode"]
-        result = self.settings(ctx)
+        result = _settings(project)
         after = _flat_settings(result)
         await audit_update(db, ctx, ("project", project), "project.settings_updated", before, after)
         return result

@@ -20,6 +20,7 @@ from plumbline.errors import Forbidden, InvalidField
 from plumbline.file.branding import logo_url
 from plumbline.kit import clock
 from plumbline.models import Membership, Workspace
+from plumbline.snapshots import tracked
 from plumbline.workspace import repository
 from plumbline.workspace.errors import SlugTaken
 from plumbline.workspace.schemas import WorkspaceCreate, WorkspaceUpdate
@@ -134,7 +135,7 @@ class WorkspaceService:
         self, db: AsyncSession, ctx: WorkspaceContext, data: WorkspaceUpdate
     ) -> dict[str, Any]:
         """Rename, re-slug (unique) or recolour the workspace; name and slug are never null."""
-        workspace = ctx.workspace
+        workspace = await tracked(db, ctx.workspace)
         given = data.model_fields_set
         for field in ("name", "slug"):
             if field in given and getattr(data, field) is None:
@@ -154,7 +155,7 @@ class WorkspaceService:
 
     async def delete(self, db: AsyncSession, ctx: WorkspaceContext) -> None:
         """Soft delete: the workspace vanishes for everyone; rows are purged after 30 days."""
-        workspace = ctx.workspace
+        workspace = await tracked(db, ctx.workspace)
         workspace.deleted_at = clock.now()
         await audit_stamp(
             db,
