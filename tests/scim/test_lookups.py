@@ -1,6 +1,7 @@
-"""The providers' lookups: ``userName eq "..."`` (and ``id eq``) read only the Users they can
-match, through ``scim_users.user_name_key``, and compare as SCIM does (case and Unicode
-normalization aside) on either database; an unfiltered list reads one page."""
+"""The providers' lookups: ``userName eq "..."`` (and ``externalId eq``, ``id eq``) read only
+the Users they can match, through ``scim_users.user_name_key`` (and the external id's index),
+and compare as SCIM does (case and Unicode normalization aside for userName, case-exact for
+externalId) on either database; an unfiltered list reads one page."""
 
 from __future__ import annotations
 
@@ -75,6 +76,29 @@ async def test_user_name_eq_reads_only_that_user(
     assert names(answer.json()) == [written]
     [read] = reads_of_users(counter.statements)
     assert "scim_users.user_name_key =" in read
+
+
+async def test_external_id_eq_reads_only_that_user_and_is_case_exact(
+    client: httpx.AsyncClient, scim_world: ScimWorld
+) -> None:
+    others, written = [email() for _ in range(3)], email()
+    for address in [*others, written]:
+        await provision(client, scim_world, address)
+
+    with QueryCounter() as counter:
+        found = await users(client, scim_world, filter=f'externalId eq "ext-{written}"')
+    assert names(found) == [written] and found["totalResults"] == 1
+    [read] = reads_of_users(counter.statements)
+    assert "scim_users.external_id =" in read
+
+    shouted = await users(client, scim_world, filter=f'externalId eq "EXT-{written.upper()}"')
+    assert shouted["totalResults"] == 0 and shouted.get("Resources", []) == []
+    both = await users(
+        client,
+        scim_world,
+        filter=f'externalId eq "ext-{written}" or externalId eq "ext-{others[0]}"',
+    )
+    assert sorted(names(both)) == sorted([written, others[0]])
 
 
 async def test_what_the_index_leaves_is_still_matched_by_the_filter(

@@ -103,6 +103,7 @@ class ScimUser(IdMixin, Base):
     __table_args__ = (
         UniqueConstraint("workspace_id", "user_id"),
         Index("ix_scim_users_workspace_user_name_key", "workspace_id", "user_name_key"),
+        Index("ix_scim_users_workspace_external_id", "workspace_id", "external_id"),
     )
 
     workspace_id: Mapped[str] = mapped_column(

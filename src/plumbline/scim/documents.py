@@ -178,9 +178,10 @@ def list_response(
 def users_meeting(text: str) -> ColumnElement[bool] | None:
     """A condition every User matching the filter ``text`` meets, for the statement to read
     only those (the providers look each person up with ``userName eq "..."`` before
-    provisioning them): a ``userName`` or ``id`` equality, and what ``and`` and ``or`` make of
-    them. None when the filter names nothing indexed, or is malformed (``listed`` refuses it).
-    ``listed`` still matches each User read: the condition only leaves out Users that cannot."""
+    provisioning them): a ``userName``, ``externalId`` (case-exact) or ``id`` equality, and
+    what ``and`` and ``or`` make of them. None when the filter names nothing indexed, or is
+    malformed (``listed`` refuses it). ``listed`` still matches each User read: the condition
+    only leaves out Users that cannot."""
     try:
         found = _filter(User, text)
         return _meeting(found, found.ast)
@@ -207,6 +208,8 @@ def _meeting(found: Any, node: FilterNode) -> ColumnElement[bool] | None:
     value = str(binding.comparable(node.value))
     if binding.field_name == "user_name":
         return ScimUser.user_name_key == value
+    if binding.field_name == "external_id":
+        return ScimUser.external_id == value
     if binding.field_name == "id":
         return ScimUser.id == value
     return None

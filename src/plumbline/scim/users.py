@@ -44,8 +44,9 @@ class Users(Access):
     async def list_users(
         self, db: AsyncSession, caller: ScimCaller, query: dict[str, str]
     ) -> dict[str, Any]:
-        """Without a filter, one page read as such; with one, only the Users its ``userName``
-        and ``id`` equalities leave (``users_meeting``), matched by the library."""
+        """Without a filter, one page read as such; with one, only the Users its ``userName``,
+        ``externalId`` and ``id`` equalities leave (``users_meeting``), matched by the
+        library."""
         base = base_url(caller.workspace.id)
         text = query.get("filter")
         if not text:
