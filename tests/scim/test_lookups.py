@@ -22,7 +22,7 @@ from plumbline.scim.documents import user_name_key
 from plumbline.scim.service import scim
 from tests.factories import QueryCounter
 from tests.scim.conftest import ScimWorld, user_body
-from tests.scim.test_provisioning import email, is_scim_error, provision
+from tests.scim.test_provisioning import account, email, is_scim_error, membership, provision
 
 
 def zoe() -> str:
@@ -213,3 +213,39 @@ async def test_a_group_may_name_more_people_than_a_statement_takes_parameters(
             found = await scim._user_ids(db, scim_world.world.workspace.id, named)
     assert found == set(made)
     assert len(reads_of_users(counter.statements)) == 3  # 2,503 ids, a thousand at a time
+
+
+async def _role_group_statements(
+    client: httpx.AsyncClient, scim: ScimWorld, size: int, name: str
+) -> list[str]:
+    """The statements of creating the role group ``name`` of ``size`` new Users, after
+    checking each of them got the role."""
+    addresses = [email() for _ in range(size)]
+    ids = [(await provision(client, scim, address))["id"] for address in addresses]
+    body = {
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+        "displayName": name,
+        "members": [{"value": id_} for id_ in ids],
+    }
+    with QueryCounter() as counter:
+        answer = await client.post(
+            f"{scim.base}/Groups", content=orjson.dumps(body), headers=scim.headers
+        )
+    assert answer.status_code == 201, answer.text
+    for address in addresses:
+        joined = await membership(scim.world.workspace.id, (await account(address)).id)
+        assert joined is not None and joined.role == name
+    return counter.statements
+
+
+async def test_a_role_group_reads_its_members_and_the_groups_once_whatever_its_size(
+    client: httpx.AsyncClient, scim_world: ScimWorld
+) -> None:
+    def reads(statements: list[str], table: str) -> int:
+        return sum(1 for s in statements if s.lstrip().startswith("SELECT") and table in s)
+
+    small = await _role_group_statements(client, scim_world, 2, "MANAGER")
+    large = await _role_group_statements(client, scim_world, 7, "ADMIN")
+    for table in ("FROM scim_groups", "JOIN memberships", "FROM memberships"):
+        assert reads(small, table) == reads(large, table), table
+    assert reads(large, "JOIN memberships") == 1

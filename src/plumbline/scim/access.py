@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, func, select
+from collections.abc import Callable
+
+from sqlalchemy import ColumnElement, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit.service import audit_as
@@ -10,7 +12,7 @@ from plumbline.authz.permissions import Role
 from plumbline.identity import repository as identity_repo
 from plumbline.member import repository as member_repo
 from plumbline.member.service import member as member_service
-from plumbline.models import ScimGroup, ScimUser
+from plumbline.models import Membership, ScimGroup, ScimUser
 from plumbline.scim.auth import ScimCaller
 from plumbline.scim.documents import (
     ACTOR,
@@ -50,6 +52,29 @@ class Access:
             found.update((await db.execute(query)).scalars())
         return found
 
+    async def _memberships(
+        self, db: AsyncSession, workspace_id: str, scim_user_ids: list[str]
+    ) -> list[tuple[str, Membership]]:
+        """The active Users of ``scim_user_ids`` that have an account and a membership of the
+        workspace: (User id, membership), in User id order."""
+        query = (
+            select(ScimUser.id, Membership)
+            .join(
+                Membership,
+                and_(
+                    Membership.workspace_id == ScimUser.workspace_id,
+                    Membership.user_id == ScimUser.user_id,
+                ),
+            )
+            .where(
+                ScimUser.workspace_id == workspace_id,
+                ScimUser.id.in_(scim_user_ids),
+                ScimUser.active.is_(True),
+            )
+            .order_by(ScimUser.id)
+        )
+        return [(row[0], row[1]) for row in await db.execute(query)]
+
     async def _groups(self, db: AsyncSession, workspace_id: str) -> list[ScimGroup]:
         query = (
             select(ScimGroup).where(ScimGroup.workspace_id == workspace_id).order_by(ScimGroup.id)
@@ -68,23 +93,30 @@ class Access:
             raise not_found(f"Group {group_id} not found")
         return row
 
-    async def _role_for(self, db: AsyncSession, workspace_id: str, scim_user_id: str) -> str:
-        best = 0
+    async def _roles(self, db: AsyncSession, workspace_id: str) -> Callable[[str], str]:
+        """The role a User's groups give (its highest role group), or the workspace's default
+        role when it is in none: the groups and the configuration read once."""
+        ranks: dict[str, int] = {}
         for group in await self._groups(db, workspace_id):
             rank = ROLE_GROUPS.get(group.display_name.strip().upper(), 0)
-            if rank and any(m["value"] == scim_user_id for m in group.members):
-                best = max(best, rank)
-        if best:
-            return next(role for role, rank in ROLE_GROUPS.items() if rank == best)
+            for member in group.members if rank else ():
+                ranks[member["value"]] = max(ranks.get(member["value"], 0), rank)
         config = await sso_repo.config(db, workspace_id)
-        return config.default_role if config is not None else Role.MEMBER.value
+        default = config.default_role if config is not None else Role.MEMBER.value
+        by_rank = {rank: role for role, rank in ROLE_GROUPS.items()}
+
+        def role_of(scim_user_id: str) -> str:
+            rank = ranks.get(scim_user_id)
+            return by_rank[rank] if rank else default
+
+        return role_of
 
     async def _activate(self, db: AsyncSession, caller: ScimCaller, row: ScimUser) -> None:
         if row.user_id is None:
             return
         if await sso_repo.membership(db, caller.workspace.id, row.user_id) is not None:
             return
-        role = await self._role_for(db, caller.workspace.id, row.id)
+        role = (await self._roles(db, caller.workspace.id))(row.id)
         await member_service.join(
             db,
             caller.workspace,
@@ -135,15 +167,17 @@ class Access:
     async def _apply_roles(
         self, db: AsyncSession, caller: ScimCaller, scim_user_ids: set[str]
     ) -> None:
-        """The role each active member's groups give now (SUPER_ADMINs are left as they are)."""
-        for scim_user in await self._users(db, caller.workspace.id):
-            if scim_user.id not in scim_user_ids or not scim_user.active or not scim_user.user_id:
-                continue
-            membership = await sso_repo.membership(db, caller.workspace.id, scim_user.user_id)
-            if membership is None or membership.role == Role.SUPER_ADMIN.value:
-                continue
-            role = await self._role_for(db, caller.workspace.id, scim_user.id)
-            if role != membership.role:
+        """The role each active member's groups give now (SUPER_ADMINs are left as they are):
+        the members read a thousand at a time with their memberships, the groups once."""
+        role_of = await self._roles(db, caller.workspace.id)
+        asked = sorted(scim_user_ids)
+        for at in range(0, len(asked), 1000):
+            for scim_user_id, membership in await self._memberships(
+                db, caller.workspace.id, asked[at : at + 1000]
+            ):
+                role = role_of(scim_user_id)
+                if membership.role == Role.SUPER_ADMIN.value or role == membership.role:
+                    continue
                 await audit_as(
                     db,
                     ACTOR,
