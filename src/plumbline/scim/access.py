@@ -99,7 +99,9 @@ class Access:
         ranks: dict[str, int] = {}
         for group in await self._groups(db, workspace_id):
             rank = ROLE_GROUPS.get(group.display_name.strip().upper(), 0)
-            for member in group.members if rank else ():
+            if not rank:
+                continue
+            for member in group.members:
                 ranks[member["value"]] = max(ranks.get(member["value"], 0), rank)
         config = await sso_repo.config(db, workspace_id)
         default = config.default_role if config is not None else Role.MEMBER.value
