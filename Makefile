@@ -11,7 +11,7 @@ SERVE := $(UV) run --frozen --no-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install install-server run test test-deps lint format typecheck bench migration openapi client clean
+.PHONY: install install-server run test test-deps lint format typecheck bench migration openapi client clean vendor messages
 
 $(UV):
 	@echo "Bootstrapping uv into .uv/..."
@@ -78,6 +78,17 @@ CLIENT ?= plumbline_client
 client: openapi
 	$(RUN) openapi-python-client generate --path openapi.json --output-path $(CLIENT) \
 		--config clients/openapi-python-client.yaml --meta none --overwrite
+
+# The pages' vendored JS libraries, from the npm registry at the manifest's versions
+# (src/plumbline/pages/static/vendor/manifest.json): change a version, run, review, commit.
+vendor:
+	$(PYTHON) scripts/vendor
+
+# The pages' strings: extracted from the templates and page code, merged into each language's
+# catalogue (src/plumbline/pages/locale/<lang>/LC_MESSAGES/messages.po); translate what is new.
+messages: install
+	$(RUN) pybabel extract -F babel.cfg -o src/plumbline/pages/locale/messages.pot --no-location --sort-output --omit-header src/plumbline/pages
+	$(RUN) pybabel update -i src/plumbline/pages/locale/messages.pot -d src/plumbline/pages/locale --no-fuzzy-matching --omit-header
 
 clean:
 	rm -rf .venv .uv var

@@ -54,6 +54,15 @@ class Actor:
     def headers(self) -> dict[str, str]:
         return {"Cookie": f"auth.session_token={self.cookie}"}
 
+    @property
+    def page_headers(self) -> dict[str, str]:
+        """The session and the pages' CSRF cookie (``PAGE_CSRF``, the forms' ``csrf`` field)."""
+        return {"Cookie": f"auth.session_token={self.cookie}; plumbline_csrf={PAGE_CSRF}"}
+
+
+# The CSRF token a test's page form carries with ``Actor.page_headers``.
+PAGE_CSRF = "test-csrf-token-for-page-forms"
+
 
 async def create_user(
     *, name: str = "Test User", email_address: str | None = None, verified: bool = True

@@ -178,8 +178,9 @@ def error_response(error: AppError) -> ORJSONResponse:
 
 
 # The pages people open from our e-mails (``plumbline.pages``) answer every refusal as a page.
-PAGE_PREFIXES = ("/portal/", "/account/")
-PageRenderer = Callable[[AppError], Response]
+PAGE_PREFIXES = ("/portal/", "/account/", "/app/")
+# The refusal and, from the error handlers, the request (the middleware's 413 and 500 have none).
+PageRenderer = Callable[[AppError, Request | None], Response]
 
 
 class ErrorAnswer:
@@ -189,9 +190,9 @@ class ErrorAnswer:
     def __init__(self, page: PageRenderer | None = None) -> None:
         self.page = page
 
-    def __call__(self, error: AppError, path: str) -> Response:
+    def __call__(self, error: AppError, path: str, request: Request | None = None) -> Response:
         if self.page is not None and path.startswith(PAGE_PREFIXES):
-            return self.page(error)
+            return self.page(error, request)
         return error_response(error)
 
 
@@ -233,11 +234,11 @@ def install_error_handlers(app: FastAPI, answer: ErrorAnswer | None = None) -> N
 
     @app.exception_handler(AppError)
     async def _app_error(request: Request, exc: AppError) -> Response:
-        return answer(exc, request.url.path)
+        return answer(exc, request.url.path, request)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:
-        return answer(validation_failed(exc), request.url.path)
+        return answer(validation_failed(exc), request.url.path, request)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
@@ -246,7 +247,7 @@ def install_error_handlers(app: FastAPI, answer: ErrorAnswer | None = None) -> N
         if request.url.path.startswith(PAGE_PREFIXES):
             refusal = AppError(message, code=code, headers=dict(exc.headers or {}) or None)
             refusal.status = exc.status_code
-            return answer(refusal, request.url.path)
+            return answer(refusal, request.url.path, request)
         body = {"error": message, "code": code}
         if request.url.path.startswith("/api/auth/"):
             body["message"] = message  # the Better Auth client reads "message"

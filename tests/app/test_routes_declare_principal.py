@@ -29,6 +29,9 @@ PUBLIC = [
     r"/api/payments/local/(checkout|portal)/\{token\}",
     r"/portal/.*",  # the pages on top of the public token routes (plumbline.pages)
     r"/account/.*",
+    r"/static/.*",  # the pages' stylesheets, scripts and images
+    r"/app/?",  # the door: it reads the session itself, and sends a visitor to sign in
+    r"/app/language",  # a preference cookie of this browser, the sign-in page's too
 ]
 
 

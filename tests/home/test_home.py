@@ -56,14 +56,17 @@ async def test_swagger_ui_loads_its_description_and_oauth_helper_under_api_v1(
     assert (await client.get("/docs")).status_code == 404
 
 
-async def test_front_door_answers_html_with_links(client: httpx.AsyncClient) -> None:
-    page = await client.get("/", headers={"Accept": "text/html,application/json;q=0.9"})
-    assert page.status_code == 200
-    assert page.headers["content-type"].startswith("text/html")
-    assert "Plumbline" in page.text and "1.0.0" in page.text
-    links = references(page.text)
+async def test_front_door_leads_a_browser_to_sign_in_and_into_the_app(
+    client: httpx.AsyncClient,
+) -> None:
+    door = await client.get("/", headers={"Accept": "text/html,application/json;q=0.9"})
+    assert door.status_code == 303 and door.headers["location"] == "/app/"
+    app = await client.get("/app/")
+    assert app.status_code == 303
+    assert app.headers["location"] == "/account/sign-in?next=%2Fapp%2F"
+    sign_in = await client.get(app.headers["location"])
+    assert sign_in.status_code == 200 and "<h1" in sign_in.text
     for link in ("/api/v1/docs", "/api/v1/redoc", "/api/v1/openapi.json", "/api/v1/health"):
-        assert link in links
         assert (await client.get(link)).status_code == 200, link
 
 
@@ -79,7 +82,7 @@ async def test_front_door_answers_json_when_asked(client: httpx.AsyncClient) -> 
         "openapi": "/api/v1/openapi.json",
         "health": "/api/v1/health",
     }
-    assert (await client.get("/", headers={"Accept": "*/*"})).text.startswith("<!doctype html>")
+    assert (await client.get("/", headers={"Accept": "*/*"})).headers["location"] == "/app/"
 
 
 async def test_front_door_is_in_the_openapi(client: httpx.AsyncClient) -> None:

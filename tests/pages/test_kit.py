@@ -1,6 +1,8 @@
 """The page kit: the error page (in Chromium, with axe), the stylesheet's headers, the page
 policy, refusals as pages while the API keeps answering JSON."""
 
+import re
+
 import httpx
 from playwright.sync_api import Browser
 
@@ -40,7 +42,7 @@ async def test_refusals_under_the_pages_are_pages_and_the_api_stays_json(
     assert page.headers["referrer-policy"] == "no-referrer"
     nowhere = await client.get("/account/no-such-page")
     assert nowhere.status_code == 404 and "<main" in nowhere.text
-    wrong_method = await client.delete("/portal/static/pages.css")
+    wrong_method = await client.delete("/app/")
     assert wrong_method.status_code == 405 and "<h1" in wrong_method.text
     api = await client.get("/api/v1/public/proposals/not-a-real-token")
     assert api.status_code == 404 and api.json()["code"] == "NOT_FOUND"
@@ -57,14 +59,28 @@ def test_the_error_page_keeps_the_status_and_headers_and_escapes_the_message() -
 async def test_the_stylesheet_is_versioned_and_immutable(client: httpx.AsyncClient) -> None:
     page = (await client.get("/portal/proposals/unknown")).text
     href = page.split('rel="stylesheet" href="', 1)[1].split('"', 1)[0]
-    assert href.startswith("/portal/static/pages.css?v=")
-    css = await client.get(href)
+    assert re.fullmatch(r"/static/pages\.[0-9a-f]{16}\.css", href)
+    css = await client.get(href, headers={"Accept-Encoding": "identity"})
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
     assert "immutable" in css.headers["cache-control"]
+    assert "content-encoding" not in css.headers
+    packed = await client.get(href, headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["content-encoding"] == "gzip" and packed.text == css.text
     again = await client.get(href, headers={"If-None-Match": css.headers["etag"]})
     assert again.status_code == 304
-    for name in ("../kit.py", "kit.py", "nothing.css", "pages.css.map"):
-        assert (await client.get(f"/portal/static/{name}")).status_code == 404, name
+    # An older name of the file: today's content, not kept for a year.
+    stale = await client.get("/static/pages.0000000000000000.css")
+    assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
+    names = (
+        "../kit/__init__.0000000000000000.py",
+        "kit.0000000000000000.py",
+        "nothing.0000000000000000.css",
+        "pages.css",
+        "js/%2e%2e/pages.0000000000000000.css",
+        "vendor/manifest.0000000000000000.json/x",
+    )
+    for name in names:
+        assert (await client.get(f"/static/{name}")).status_code == 404, name
 
 
 def test_a_workspace_colour_reaches_css_only_as_a_valid_colour_with_aa_contrast() -> None:

@@ -12,7 +12,7 @@ from fastapi.openapi.docs import (
     get_swagger_ui_oauth2_redirect_html,
 )
 from fastapi.staticfiles import StaticFiles
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, RedirectResponse
 
 from plumbline import __version__
 from plumbline.auth.deps import Public
@@ -49,19 +49,6 @@ DOCS_POLICY = "; ".join(
 )
 
 LINKS = {"docs": DOCS, "redoc": REDOC, "openapi": OPENAPI, "health": HEALTH}
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Plumbline {version}</title>
-<link rel="icon" href="{assets}/favicon.png">
-<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}}
-</style></head><body>
-<h1>Plumbline <small>{version}</small></h1>
-<p>Project coordination and operations for construction and facilities teams.</p>
-<ul>
-<li><a href="{docs}">API documentation</a> (Swagger UI) or <a href="{redoc}">ReDoc</a></li>
-<li><a href="{openapi}">OpenAPI description</a></li>
-<li><a href="{health}">Health</a></li>
-</ul></body></html>
-"""
 
 
 def _wants_json(accept: str) -> bool:
@@ -72,13 +59,14 @@ def _wants_json(accept: str) -> bool:
 @router.get(
     "/",
     response_model=Home,
-    responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}},
+    responses={303: {"description": "A browser: to the web application, `/app/`"}},
 )
-async def home(request: Request) -> HTMLResponse | ORJSONResponse:
-    """Name, version and links to the docs (JSON for `Accept: application/json`)."""
+async def home(request: Request) -> RedirectResponse | ORJSONResponse:
+    """The door into the web application (`/app/`: signed in, the last workspace; else sign
+    in); name, version and links to the docs for `Accept: application/json`."""
     if _wants_json(request.headers.get("accept", "")):
         return ORJSONResponse({"name": "Plumbline", "version": __version__, **LINKS})
-    return HTMLResponse(_PAGE.format(version=__version__, assets=ASSETS, **LINKS))
+    return RedirectResponse("/app/", status_code=303)
 
 
 @docs_router.get(DOCS)

@@ -11,6 +11,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar, cast
+from urllib.parse import parse_qs
 
 from fastapi import Request, Response
 
@@ -23,6 +24,8 @@ from plumbline.models import IdempotencyKey
 
 F = TypeVar("F", bound=Callable[..., Any])
 PREFIX = "/api/v1/"
+PAGES = "/app/"  # the app's forms (their key is a field: a browser sends no header)
+FORM_FIELD = "submission"
 REPLAYED = "Idempotent-Replayed"
 KEPT_FOR = timedelta(hours=24)
 KEY = re.compile(r"[\x20-\x7e]{1,255}")
@@ -38,15 +41,26 @@ _attempt: ContextVar[Attempt | None] = ContextVar("idempotency_attempt", default
 
 
 def applies(method: str, path: str) -> bool:
-    return method == "POST" and path.startswith(PREFIX)
+    return method == "POST" and path.startswith((PREFIX, PAGES))
+
+
+def _form_key(body: bytes) -> list[str]:
+    """An app form's ``submission`` field: its key (``pages.kit.forms``)."""
+    return parse_qs(body.decode("latin-1"), max_num_fields=500).get(FORM_FIELD, [])[:1]
 
 
 async def begin(request: Request) -> Attempt | None:
     """The request's attempt when it is a POST under ``/api/v1`` with the header (400 when the
-    key is malformed or sent twice), else None."""
+    key is malformed or sent twice), or an app form with its ``submission`` field (a double
+    click creates one record: the second answer is the first's, the same redirect), else
+    None."""
     if not applies(request.method, request.scope["path"]):
         return None
-    keys = request.headers.getlist(HEADER)
+    if request.scope["path"].startswith(PAGES):
+        form = "application/x-www-form-urlencoded" in request.headers.get("content-type", "")
+        keys = _form_key(await request.body()) if form else []
+    else:
+        keys = request.headers.getlist(HEADER)
     if not keys:
         return None
     if len(keys) > 1 or not KEY.fullmatch(keys[0]):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plumbline.config import settings
@@ -92,7 +93,7 @@ class RequestContextMiddleware:
 
         if _has_nul(scope):
             refused = BadRequest("Invalid characters in the URL")
-            await self.answer(refused, scope["path"])(scope, receive, send_with_id)
+            await self.answer(refused, scope["path"], Request(scope))(scope, receive, send_with_id)
             return
         request_id_var.set(request_id)
         client_ip_var.set(scope_client_ip(scope))
@@ -110,7 +111,9 @@ class RequestContextMiddleware:
             errors_log.exception("unhandled error", extra={"requestId": request_id})
             if status is not None:
                 raise  # the response has begun: the server can only drop the connection
-            await self.answer(Internal(), scope["path"])(scope, receive, send_with_id)
+            await self.answer(Internal(), scope["path"], Request(scope))(
+                scope, receive, send_with_id
+            )
         finally:
             # The formatter redacts the tokens and signatures that paths and queries carry.
             extra: dict[str, object] = {
@@ -198,4 +201,4 @@ class BodyLimitMiddleware:
                 await self._too_large(scope, receive, send)
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.answer(PayloadTooLarge(), scope["path"])(scope, receive, send)
+        await self.answer(PayloadTooLarge(), scope["path"], Request(scope))(scope, receive, send)

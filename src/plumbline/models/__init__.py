@@ -55,6 +55,7 @@ from plumbline.models.proposal_flow import (
 from plumbline.models.proposal_template import ProposalTemplate
 from plumbline.models.punch import PunchItem, PunchItemAssignee
 from plumbline.models.rfi import Rfi, RfiAssignee, RfiMessage
+from plumbline.models.saved_view import SavedView
 from plumbline.models.schedule import Schedule, ScheduleTask
 from plumbline.models.sso import (
     ExternalIdentity,
@@ -124,6 +125,7 @@ __all__ = [
     "Rfi",
     "RfiAssignee",
     "RfiMessage",
+    "SavedView",
     "Schedule",
     "ScheduleTask",
     "SchedulerLease",

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Row, select, update
+from sqlalchemy import CursorResult, Row, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import AnySelect, Rows
@@ -55,3 +55,11 @@ async def contacts(db: AsyncSession, user_ids: Sequence[str]) -> Sequence[Row[st
         return []
     query = select(User.id, User.name, User.email).where(User.id.in_(user_ids)).order_by(User.id)
     return (await db.execute(query)).all()
+
+
+async def unread_count(db: AsyncSession, user_id: str) -> int:
+    """How many of the user's notifications are unread (the bell's number)."""
+    query = select(func.count()).where(
+        Notification.user_id == user_id, Notification.read_at.is_(None)
+    )
+    return int((await db.execute(query)).scalar_one())

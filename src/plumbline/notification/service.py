@@ -148,6 +148,10 @@ class NotificationService:
         rows, headers = page.finish(rows)
         return [dict(zip(KEYS, row, strict=True)) for row in rows], headers
 
+    async def unread(self, db: AsyncSession, user_id: str) -> int:
+        """How many of the person's notifications are unread."""
+        return await repo.unread_count(db, user_id)
+
     async def mark_read(self, db: AsyncSession, principal: Principal, ids: list[str] | None) -> int:
         """Mark the caller's unread notifications read (these ids, or all); others are untouched."""
         user = principal.require_user()

@@ -1,8 +1,25 @@
-"""Pages for the people our e-mails reach: the proposal, occupant and account pages."""
+"""The web application's pages and the pages our e-mails link to.
+
+Where a page lives (CONTRIBUTING.md, "Adding a page"): ``/app/projects/{p}/<area>...`` is
+``pages/<area>.py`` with its templates in ``templates/<area>/``; ``/app/workspaces/...`` is
+``workspaces.py``; the portal's and account's pages are ``proposal.py``, ``occupant.py``,
+``account.py`` and ``account_links.py``; the kit every page uses is ``kit/``.
+"""
 
 from fastapi import APIRouter
 
-from plumbline.pages import account, account_links, occupant, proposal
+from plumbline.pages import (
+    account,
+    account_links,
+    door,
+    issues,
+    live,
+    occupant,
+    projects,
+    proposal,
+    views,
+    workspaces,
+)
 from plumbline.pages.kit import static_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
@@ -12,4 +29,10 @@ routers: tuple[APIRouter, ...] = (
     occupant.router,
     account.router,
     account_links.router,
+    door.router,
+    workspaces.router,
+    projects.router,
+    issues.router,
+    views.router,
+    live.router,
 )

@@ -1,0 +1,73 @@
+// What every app page does: htmx sends the CSRF token; a form is sent once; menus close on
+// Escape or a click elsewhere; ticked rows show the bulk bar.
+const token = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+
+document.addEventListener("htmx:configRequest", (event) => {
+  event.detail.headers["X-CSRF-Token"] = token();
+});
+
+// One submission per form: the button is disabled while it is sent (the server answers a
+// second POST of the same form with the first's result anyway: its "submission" key).
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "post") return;
+  if (form.dataset.sending === "1") { event.preventDefault(); return; }
+  form.dataset.sending = "1";
+  for (const button of form.querySelectorAll("button[type=submit], button:not([type])")) {
+    button.setAttribute("aria-disabled", "true");
+  }
+});
+const resetForms = () => {
+  for (const form of document.querySelectorAll("form[data-sending]")) {
+    delete form.dataset.sending;
+    for (const b of form.querySelectorAll("[aria-disabled=true]")) b.removeAttribute("aria-disabled");
+  }
+};
+window.addEventListener("pageshow", resetForms);
+document.addEventListener("htmx:afterRequest", resetForms);
+
+// Menus (<details class="menu">): one open at a time; Escape or a click outside closes them.
+const closeMenus = (except) => {
+  for (const menu of document.querySelectorAll("details.menu[open]")) {
+    if (menu !== except) menu.removeAttribute("open");
+  }
+};
+document.addEventListener("click", (event) => {
+  closeMenus(event.target.closest?.("details.menu"));
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  const open = document.querySelector("details.menu[open]");
+  if (open) { open.removeAttribute("open"); open.querySelector("summary")?.focus(); }
+});
+
+// Bulk selection: rows' checkboxes (name="ids", form="bulk") and the page's "select all".
+const updateBulk = () => {
+  const bar = document.querySelector("form[data-bulk]");
+  if (!bar) return;
+  const boxes = [...document.querySelectorAll('input[name="ids"][form="bulk"]')];
+  const ticked = boxes.filter((b) => b.checked).length;
+  const all = bar.querySelector("[data-bulk-all]");
+  bar.hidden = ticked === 0;
+  const count = bar.querySelector("[data-bulk-count]");
+  const total = Number(bar.dataset.total || 0);
+  if (count) count.textContent = all?.checked && total ? String(total) : String(ticked);
+  const allLabel = bar.querySelector(".all-matching");
+  if (allLabel) allLabel.hidden = !(ticked === boxes.length && total > boxes.length);
+  const page = document.querySelector("[data-select-page]");
+  if (page) page.checked = boxes.length > 0 && ticked === boxes.length;
+};
+document.addEventListener("change", (event) => {
+  const target = event.target;
+  if (target.matches?.("[data-select-page]")) {
+    for (const b of document.querySelectorAll('input[name="ids"][form="bulk"]')) b.checked = target.checked;
+  }
+  if (target.matches?.('input[name="ids"], [data-select-page], [data-bulk-all]')) updateBulk();
+});
+document.addEventListener("htmx:afterSettle", updateBulk);
+updateBulk();
+
+// A flash message is read, then fades from the layout on the next navigation.
+document.addEventListener("htmx:beforeSwap", () => {
+  for (const f of document.querySelectorAll(".flash")) f.remove();
+});
