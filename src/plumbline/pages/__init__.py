@@ -1,9 +1,10 @@
 """The web application's pages and the pages our e-mails link to.
 
 Where a page lives (CONTRIBUTING.md, "Adding a page"): ``/app/projects/{p}/<area>...`` is
-``pages/<area>.py`` with its templates in ``templates/<area>/``; ``/app/workspaces/...`` is
-``workspaces.py``; the portal's and account's pages are ``proposal.py``, ``occupant.py``,
-``account.py`` and ``account_links.py``; the kit every page uses is ``kit/``.
+``pages/<area>.py``, or the package ``pages/<area>/`` with a module per page kind, and its
+templates are ``templates/<area>/``; ``/app/workspaces/...`` is ``workspaces.py``; the portal's
+and account's pages are ``proposal.py``, ``occupant.py``, ``account.py`` and
+``account_links.py``; the kit every page uses is ``kit/``.
 """
 
 from fastapi import APIRouter
@@ -12,7 +13,6 @@ from plumbline.pages import (
     account,
     account_links,
     door,
-    issues,
     live,
     occupant,
     projects,
@@ -20,6 +20,7 @@ from plumbline.pages import (
     views,
     workspaces,
 )
+from plumbline.pages.issues import listing as issue_listing
 from plumbline.pages.kit import static_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
@@ -32,7 +33,7 @@ routers: tuple[APIRouter, ...] = (
     door.router,
     workspaces.router,
     projects.router,
-    issues.router,
+    issue_listing.router,
     views.router,
     live.router,
 )

@@ -1,5 +1,4 @@
-"""``/app/projects/{projectId}/issues``: issues and work orders (the list; the record pages
-follow the same pattern)."""
+"""``/app/projects/{projectId}/issues``: the list of issues and work orders."""
 
 from __future__ import annotations
 
