@@ -11,7 +11,10 @@ from fastapi import APIRouter, Request, Response
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import IntegrityError
+from starlette._exception_handler import wrap_app_handling_exceptions
 from starlette.background import BackgroundTask
+from starlette.datastructures import MutableHeaders
+from starlette.types import Message, Receive, Scope, Send
 
 from plumbline import conditional
 from plumbline.constraints import conflict_for
@@ -36,6 +39,35 @@ def transactional(endpoint: F) -> F:
     single UPDATE written on success."""
     endpoint.__plumbline_transactional__ = True  # type: ignore[attr-defined]
     return endpoint
+
+
+def cached_privately(endpoint: F) -> F:
+    """Marks a ``{token}`` route whose successful answers keep their own ``Cache-Control``:
+    bytes behind a short-lived signed URL, which the browser may keep as it keeps object
+    storage's. Its error answers are ``no-store``, as every token route's."""
+    endpoint.__plumbline_cached_privately__ = True  # type: ignore[attr-defined]
+    return endpoint
+
+
+def carries_token(route: APIRoute) -> bool:
+    """Whether ``route``'s credential is the token in its path."""
+    return "{token}" in route.path_format
+
+
+def _token_headers(send: Send, *, keep_success: bool) -> Send:
+    """Every answer of a token route, errors included: never stored by a cache (the URL is
+    the credential, and 404 and 410 are cacheable by default) nor sent on as a Referer (unless
+    the route chose its own policy, as the account pages' ``same-origin``)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = MutableHeaders(scope=message)
+            headers.setdefault("referrer-policy", "no-referrer")
+            if not (keep_success and message["status"] < 400):
+                headers["cache-control"] = "no-store"
+        await send(message)
+
+    return sending
 
 
 def reads_only(route: APIRoute) -> bool:
@@ -74,7 +106,9 @@ class UnitOfWorkRoute(APIRoute):
     Conditional requests (ETag, If-Match, If-None-Match) are answered here for every route
     (``plumbline.conditional``). A POST under /api/v1 with an ``Idempotency-Key`` replays the
     key's first answer, which is stored in the same transaction as the writes that made it
-    (``plumbline.idempotency``)."""
+    (``plumbline.idempotency``). A route whose path carries its credential (``{token}``)
+    sends ``Cache-Control: no-store`` and ``Referrer-Policy: no-referrer`` on every answer
+    (``_token_headers``)."""
 
     # FastAPI's handler of this route, which a conditional write on its path runs to read the
     # resource first (in the write's own unit of work).
@@ -84,6 +118,18 @@ class UnitOfWorkRoute(APIRoute):
         if "POST" in {method.upper() for method in kwargs.get("methods") or ()}:
             endpoint = guarded(endpoint)
         super().__init__(path, endpoint, **kwargs)
+        self.token_in_path = carries_token(self)
+        self.cached_privately = getattr(endpoint, "__plumbline_cached_privately__", False)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self.token_in_path:
+            await super().handle(scope, receive, send)
+            return
+        send = _token_headers(send, keep_success=self.cached_privately)
+        # Refusals are answered here (Starlette's wrapper, as FastAPI's handler uses), not by
+        # the app's exception middleware, so they go through ``send`` too: this adds the 405.
+        answered = wrap_app_handling_exceptions(super().handle, Request(scope, receive))
+        await answered(scope, receive, send)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = self.read_handler = super().get_route_handler()

@@ -2,7 +2,8 @@
 
 Used by the proposal portal, the occupant portal and invites. Only the token's SHA-256 is
 stored; each purpose looks the hash up in its own table, and the dependency compares what it
-found in constant time.
+found in constant time. Every answer of a ``{token}`` route is ``no-store`` and
+``no-referrer``: the route class sets it from the path (``routing.UnitOfWorkRoute.handle``).
 """
 
 from collections.abc import Awaitable, Callable

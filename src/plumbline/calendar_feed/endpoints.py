@@ -80,7 +80,6 @@ async def calendar(token: str, request: Request, db: DB) -> Response:
     feed = await feed_service.fetch(db, token)
     headers = {
         "Content-Disposition": f'inline; filename="{feed.filename}"',
-        "Cache-Control": "private, max-age=0, must-revalidate",
         "X-Robots-Tag": "noindex",
     }
     if request.method == "HEAD":

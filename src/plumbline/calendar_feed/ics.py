@@ -3,23 +3,32 @@
 
 Calendar-day fields (``dueDate``, the project's day a maintenance or inspection is due) are
 all-day ``DATE`` events, which every client shows on that day whatever its own time zone;
-instants (schedule tasks, a proposal's ``validUntil``) are UTC date-times."""
+instants (schedule tasks, a proposal's ``validUntil``) are UTC date-times.
+
+Every text the feed carries (names, titles, locations, ids a client chose) goes through
+``text``, so that no string a user typed can break the feed (RFC 5545 3.3.11)."""
 
 from __future__ import annotations
 
+import re
 from calendar import monthrange
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from icalendar import Calendar, Event, vDuration
+from icalendar import Calendar, Event, vDuration, vText
 
 PRODID = "-//Plumbline//Calendar feeds 1.0//EN"
 # How often subscribers should fetch again (Outlook reads X-PUBLISHED-TTL, others REFRESH-INTERVAL).
 REFRESH = timedelta(hours=1)
 _MONTHS = {"MONTHLY": 1, "QUARTERLY": 3, "SEMI_ANNUAL": 6, "ANNUAL": 12}
 _DAYS = {"DAILY": ("DAILY", 1), "WEEKLY": ("WEEKLY", 1), "BIWEEKLY": ("WEEKLY", 2)}
+# What readers take for a line break; a TEXT value keeps each as its one escape, ``\n``.
+_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+# TEXT allows no other control character (TSAFE-CHAR), and a lone surrogate is no UTF-8.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_ESCAPES = str.maketrans({"\\": "\\\\", ";": "\\;", ",": "\\,", "\n": "\\n"})
 
 
 @dataclass(frozen=True)
@@ -75,24 +84,42 @@ def _rule(freq: str, interval: int, **parts: Any) -> dict[str, Any]:
     return rule | parts
 
 
+class _Text(vText):
+    """A TEXT value escaped as RFC 5545 says: ``vText`` itself would read a ``\\N`` the
+    text holds (``C:\\Notes``) as a line break."""
+
+    def to_ical(self) -> bytes:
+        return str(self).translate(_ESCAPES).encode()
+
+
+def text(value: str) -> vText:
+    """``value`` as a TEXT value: line breaks kept as ``\\n``, other control characters
+    dropped."""
+    return _Text(_UNSAFE.sub("", _BREAKS.sub("\n", value)))
+
+
+def _optional(value: str | None) -> vText | None:
+    return None if value is None else text(value)
+
+
 def write(
     *, name: str, calendar_uid: str, host: str, entries: Iterable[Entry], now: datetime
 ) -> bytes:
     """The feed: a published calendar named ``name``, its events ordered by UID."""
     calendar = Calendar.new(
-        name=name, prodid=PRODID, uid=f"{calendar_uid}@{host}", method="PUBLISH"
+        name=text(name), prodid=PRODID, uid=text(f"{calendar_uid}@{host}"), method="PUBLISH"
     )
     calendar.add("REFRESH-INTERVAL", REFRESH, parameters={"VALUE": "DURATION"})
     calendar.add("X-PUBLISHED-TTL", vDuration(REFRESH))
     for entry in sorted(entries, key=lambda e: e.uid):
         event = Event.new(
-            uid=f"{entry.uid}@{host}",
-            summary=entry.summary,
+            uid=text(f"{entry.uid}@{host}"),
+            summary=text(entry.summary),
             start=entry.start,
             end=entry.end,
             stamp=now,
-            description=entry.description,
-            location=entry.location,
+            description=_optional(entry.description),
+            location=_optional(entry.location),
             last_modified=entry.modified,
         )
         if entry.rrule is not None:

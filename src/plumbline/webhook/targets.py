@@ -20,6 +20,13 @@ METADATA = frozenset(
     ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
 )
 UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
+# IPv6 forms that carry an IPv4 address, where a relay, translator or tunnel may deliver them
+# (RFC 6052 NAT64, RFC 4291 IPv4-compatible, RFC 5214 ISATAP; 6to4, Teredo and IPv4-mapped
+# are known to ``ipaddress``).
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
+COMPATIBLE = ipaddress.ip_network("::/96")
+ISATAP = (b"\x00\x00\x5e\xfe", b"\x02\x00\x5e\xfe")  # interface ids ::0:5efe:a.b.c.d, ::200:...
 
 
 class Refused(Exception):
@@ -36,12 +43,47 @@ class Target:
     address: Address
 
 
+def translated(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a form only stands for (IPv4-mapped, 6to4, NAT64's well-known prefix),
+    judged alone: a packet to it goes there."""
+    if address in NAT64:
+        return ipaddress.IPv4Address(address.packed[12:])
+    return address.ipv4_mapped or address.sixtofour
+
+
+def tunnelled(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses a tunnel or translator of this network may take ``address`` to,
+    judged beside the address itself."""
+    packed = address.packed
+    if address.teredo is not None:
+        return [address.teredo[1]]  # the client (``ipaddress`` undoes its inversion)
+    compatible = address in COMPATIBLE and int(address) > 1  # not :: nor ::1
+    if compatible or packed[8:12] in ISATAP:
+        return [ipaddress.IPv4Address(packed[12:])]
+    return []
+
+
 def refusal(address: Address) -> str | None:
-    """Why ``address`` is no webhook target, or None when it is one."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """Why ``address`` is no webhook target, or None when it is one. An IPv6 address that
+    carries an IPv4 one is judged by it (``translated``), or by both (``tunnelled``)."""
+    judged: list[Address] = [address]
+    if isinstance(address, ipaddress.IPv6Address):
+        alone = translated(address)
+        judged = [alone] if alone is not None else [address, *tunnelled(address)]
+    for candidate in judged:
+        reason = _refusal(candidate)
+        if reason is not None:
+            return reason if candidate is address else f"{reason} ({candidate} embedded)"
+    return None
+
+
+def _refusal(address: Address) -> str | None:
     if address in METADATA:
         return "a cloud metadata address"
+    if address.version == 6 and address in LOCAL_NAT64:
+        # Where its IPv4 address sits depends on the network's prefix length (RFC 8215), so
+        # whether it is the metadata service cannot be told.
+        return "a local-use NAT64 address"
     if address.is_multicast:
         return "a multicast address"
     if address.is_unspecified:

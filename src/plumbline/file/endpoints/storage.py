@@ -16,7 +16,7 @@ from plumbline.kit.schema import Ok
 from plumbline.kit.storage import LocalStorage, local_storage
 from plumbline.kit.storage.http import object_response
 from plumbline.kit.storage.local import GET, PUT, read_token
-from plumbline.routing import make_router
+from plumbline.routing import cached_privately, make_router
 
 router = make_router(tags=["storage"], dependencies=[Public])
 
@@ -69,6 +69,7 @@ async def upload_object(token: str, request: Request) -> ORJSONResponse:
         **LINK_ERRORS,
     },
 )
+@cached_privately
 async def read_object(token: str, request: Request) -> Response:
     """Stream a stored object through a presigned read URL (local backend); supports Range."""
     backend = _backend()
