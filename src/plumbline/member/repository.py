@@ -96,6 +96,20 @@ async def lock_workspace(db: AsyncSession, workspace_id: str) -> None:
     await db.execute(select(Workspace.id).where(Workspace.id == workspace_id).with_for_update())
 
 
+async def belongs_elsewhere(db: AsyncSession, user_id: str, workspace_id: str) -> bool:
+    """Whether the user is a member of a live workspace other than ``workspace_id``."""
+    query = (
+        select(Membership.id)
+        .join(Workspace, Workspace.id == Membership.workspace_id)
+        .where(
+            Membership.user_id == user_id,
+            Membership.workspace_id != workspace_id,
+            Workspace.deleted_at.is_(None),
+        )
+    )
+    return (await db.execute(query.limit(1))).first() is not None
+
+
 async def count_internal(db: AsyncSession, workspace_id: str, role: str | None = None) -> int:
     """The workspace's internal members (of ``role`` when given)."""
     query = select(func.count()).where(

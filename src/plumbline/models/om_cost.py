@@ -130,6 +130,8 @@ class WorkOrderCost(IdMixin, Base):
         Index("ix_om_work_order_costs_work_order", "work_order_id"),
         # the reliability report and the dashboard sum a window of a project's costs
         Index("ix_om_work_order_costs_project_incurred", "project_id", "incurred_at"),
+        # a person's labour entries by time, in the workspace (no two overlap)
+        Index("ix_om_work_order_costs_person_started", "workspace_id", "user_id", "started_at"),
         # one running timer per person
         Index(
             "uq_om_work_order_costs_running",

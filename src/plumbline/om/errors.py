@@ -1,5 +1,7 @@
 """O&M errors, each a subclass of the service's errors."""
 
+from typing import Any
+
 from plumbline.errors import Conflict, NotFound
 
 
@@ -28,3 +30,15 @@ class AssetInUse(
 class AlreadyCompleted(
     Conflict, message="This work order has already completed its maintenance schedule"
 ): ...
+
+
+class LabourOverlap(
+    Conflict,
+    code="LABOUR_OVERLAP",
+    message="This labour entry shares time with another of the person's",
+):
+    """``overlaps`` names the other entry: ``id``, ``workOrderId``, ``projectId``,
+    ``startedAt`` and ``endedAt`` (null: a running timer)."""
+
+    def __init__(self, overlaps: dict[str, Any]) -> None:
+        super().__init__(field="startedAt", overlaps=overlaps)

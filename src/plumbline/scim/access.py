@@ -129,7 +129,10 @@ class Access:
         )
 
     async def _deactivate(self, db: AsyncSession, caller: ScimCaller, user_id: str) -> None:
-        """No membership and no session from this request on (the last SUPER_ADMIN stays)."""
+        """No membership of the workspace from this request on (the last SUPER_ADMIN stays);
+        no session either when it was the only workspace the person belongs to. Sessions are
+        the person's, not the workspace's: one workspace's provider never signs them out of
+        another, nor touches their membership or role there."""
         membership = await member_repo.membership(db, caller.workspace.id, user_id, lock=True)
         if membership is not None:
             if membership.role == Role.SUPER_ADMIN.value and not membership.is_external:
@@ -153,15 +156,16 @@ class Access:
                 {"role": [membership.role, None]},
                 workspace_id=caller.workspace.id,
             )
-        ended = await identity_repo.delete_sessions(db, user_id)
-        await audit_as(
-            db,
-            ACTOR,
-            ("user", user_id),
-            "user.sessions_revoked",
-            {"sessions": [ended, 0], "via": [None, "scim"]},
-            workspace_id=caller.workspace.id,
-        )
+        if not await member_repo.belongs_elsewhere(db, user_id, caller.workspace.id):
+            ended = await identity_repo.delete_sessions(db, user_id)
+            await audit_as(
+                db,
+                ACTOR,
+                ("user", user_id),
+                "user.sessions_revoked",
+                {"sessions": [ended, 0], "via": [None, "scim"]},
+                workspace_id=caller.workspace.id,
+            )
         await db.flush()
 
     # ---- groups

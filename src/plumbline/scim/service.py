@@ -1,6 +1,7 @@
 """SCIM Users and Groups of a workspace. A User is a person of the workspace: active, a member
 (joined with the role its groups give, else the SSO default role); inactive or deleted, no
-membership and no session, at once. A Group named ADMIN, MANAGER or MEMBER gives that role."""
+membership at once, and no session unless they belong to another workspace (which the
+provisioning never touches). A Group named ADMIN, MANAGER or MEMBER gives that role."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """SCIM Users: a person of the workspace (active: a member; inactive or deleted: no
-membership and no session, at once)."""
+membership at once, and no session unless they belong to another workspace)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,8 @@ class Users(Access):
         return user_doc(row, base)
 
     async def delete_user(self, db: AsyncSession, caller: ScimCaller, user_id: str) -> None:
-        """The person leaves the workspace: membership and sessions end, the account stays."""
+        """The person leaves the workspace: the membership ends (and the sessions, when it was
+        their only workspace), the account stays."""
         row = await self._user(db, caller, user_id)
         if row.active and row.user_id is not None:
             await self._deactivate(db, caller, row.user_id)

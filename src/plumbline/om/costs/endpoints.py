@@ -40,6 +40,14 @@ router = make_router(prefix="/projects/{projectId}/om", tags=["om"])
 rates_router = make_router(prefix="/workspaces/{workspaceId}/om/labour-rates", tags=["om"])
 Filters = Annotated[CostFilters, Depends(cost_filters)]
 COSTS = "/work-orders/{workOrderId}/costs"
+OVERLAP = errors(409, texts={409: "Overlaps another labour entry of the person (LABOUR_OVERLAP)"})
+STARTED = errors(
+    409, texts={409: "A timer already runs (TIMER_RUNNING), or now is in another labour entry"}
+)
+STOPPED = errors(
+    409,
+    texts={409: "No timer here, one past 24 h, or its time overlaps another labour entry"},
+)
 
 
 @router.get(COSTS, response_model=WorkOrderCosts)
@@ -55,21 +63,22 @@ async def use_part(ctx: CanWorkOm, db: DB, workOrderId: str, body: PartUse) -> O
     return ORJSONResponse(await costs.use_part(db, ctx, workOrderId, body))
 
 
-@router.post(COSTS + "/labour", response_model=CostRead)
+@router.post(COSTS + "/labour", response_model=CostRead, responses=OVERLAP)
 async def log_labour(
     ctx: CanWorkOm, db: DB, workOrderId: str, body: LabourCreate
 ) -> ORJSONResponse:
-    """A labour entry: start and end, or minutes (at most 24 h), at the person's rate."""
+    """A labour entry: start and end, or minutes (at most 24 h), at the person's rate; a
+    start and end sharing time with another entry of the person's is refused (409)."""
     return ORJSONResponse(await costs.log_labour(db, ctx, workOrderId, body))
 
 
-@router.post(COSTS + "/timer/start", response_model=CostRead, responses=errors(409))
+@router.post(COSTS + "/timer/start", response_model=CostRead, responses=STARTED)
 async def start_timer(ctx: CanWorkOm, db: DB, workOrderId: str, body: TimerStart) -> ORJSONResponse:
     """Start the caller's labour timer on the work order (one running timer per person)."""
     return ORJSONResponse(await costs.start_timer(db, ctx, workOrderId, body))
 
 
-@router.post(COSTS + "/timer/stop", response_model=CostRead, responses=errors(409))
+@router.post(COSTS + "/timer/stop", response_model=CostRead, responses=STOPPED)
 async def stop_timer(ctx: CanWorkOm, db: DB, workOrderId: str) -> ORJSONResponse:
     """Stop the caller's timer on the work order: its time becomes a labour entry."""
     return ORJSONResponse(await costs.stop_timer(db, ctx, workOrderId))

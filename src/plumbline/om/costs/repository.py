@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from pydantic.alias_generators import to_snake
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.issue import repository as issues
 from plumbline.issue.schemas import COSTED
 from plumbline.kit.pagination import PageParams
-from plumbline.models import Issue, LabourRate, Membership, WorkOrderCost
+from plumbline.models import Issue, LabourRate, Membership, Project, WorkOrderCost
 from plumbline.om.costs.schemas import CostFilters, CostRead
 from plumbline.records.fields import Fields
 from plumbline.records.visibility import Visibility
 
 FIELDS = Fields(WorkOrderCost.__table__, {n: to_snake(n) for n in CostRead.model_fields})
+# The first key of the PostgreSQL advisory locks of a person's labour (the two-key space, apart
+# from the idempotency keys' 0x1DE7).
+PERSON_LOCK = 0x1AB0
 
 
 async def work_order(
@@ -99,6 +104,55 @@ async def running(db: AsyncSession, user_id: str) -> WorkOrderCost | None:
     query = select(WorkOrderCost).where(
         WorkOrderCost.user_id == user_id, WorkOrderCost.running.is_(True)
     )
+    return (await db.execute(query)).scalar_one_or_none()
+
+
+def person_key(workspace_id: str, user_id: str) -> int:
+    """The second key of the lock of a person's labour in a workspace: a signed 32-bit hash
+    (two people sharing it only wait for each other)."""
+    digest = hashlib.sha256(f"{workspace_id}\n{user_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big", signed=True)
+
+
+async def lock_person(db: AsyncSession, workspace_id: str, user_id: str) -> None:
+    """PostgreSQL: wait until no other transaction writes the person's labour in the
+    workspace, then hold that until this one ends. SQLite needs none: every transaction takes
+    the write lock at BEGIN."""
+    if db.get_bind().dialect.name == "postgresql":
+        key = person_key(workspace_id, user_id)
+        await db.execute(select(func.pg_advisory_xact_lock(PERSON_LOCK, key)))
+
+
+async def overlapping(
+    db: AsyncSession,
+    workspace_id: str,
+    user_id: str,
+    start: datetime,
+    end: datetime | None,
+    except_id: str | None = None,
+) -> WorkOrderCost | None:
+    """The person's earliest labour entry of the workspace sharing time with [start, end)
+    (end None: from start on), a running timer counting from its start on; only entries of
+    live work orders of live projects, and only timed ones (minutes alone have no place)."""
+    query = (
+        select(WorkOrderCost)
+        .join(Issue, Issue.id == WorkOrderCost.work_order_id)
+        .join(Project, Project.id == WorkOrderCost.project_id)
+        .where(
+            WorkOrderCost.workspace_id == workspace_id,
+            WorkOrderCost.user_id == user_id,
+            WorkOrderCost.kind == "LABOUR",
+            WorkOrderCost.started_at.is_not(None),
+            or_(WorkOrderCost.ended_at.is_(None), WorkOrderCost.ended_at > start),
+            Issue.deleted_at.is_(None),
+            Project.deleted_at.is_(None),
+        )
+    )
+    if end is not None:
+        query = query.where(WorkOrderCost.started_at < end)
+    if except_id is not None:
+        query = query.where(WorkOrderCost.id != except_id)
+    query = query.order_by(WorkOrderCost.started_at, WorkOrderCost.id).limit(1)
     return (await db.execute(query)).scalar_one_or_none()
 
 

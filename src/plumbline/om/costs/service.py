@@ -33,6 +33,7 @@ from plumbline.om.costs.schemas import (
     PartUse,
     TimerStart,
 )
+from plumbline.om.errors import LabourOverlap
 from plumbline.om.parts.service import counted, stock
 from plumbline.records.repository import assignable, rows_by_id
 
@@ -213,13 +214,17 @@ class CostService:
         return await self._audit(db, ctx, order, line)
 
     async def _person(self, db: AsyncSession, ctx: ProjectContext, user_id: str | None) -> str:
-        """Who worked: the caller by default, else someone who may work on the project."""
+        """Who worked: the caller by default, else someone who may work on the project. The
+        person's labour writes in the workspace take turns from here on (PostgreSQL: a lock
+        held until the transaction ends), so two concurrent ones cannot both pass
+        ``_own_time``."""
         if user_id is None:
             if ctx.user_id is None:
                 raise InvalidField("userId", "an API key logs labour for a named person")
-            return ctx.user_id
-        if user_id not in await assignable(db, ctx, [user_id]):
+            user_id = ctx.user_id
+        elif user_id not in await assignable(db, ctx, [user_id]):
             raise InvalidField("userId", "must be someone who can work on this project")
+        await repo.lock_person(db, ctx.workspace.id, user_id)
         return user_id
 
     async def _rate(
@@ -231,6 +236,31 @@ class CostService:
         if rate is None:
             raise InvalidField("hourlyRate", "this person has no labour rate: give one")
         return Decimal(rate.hourly_rate)
+
+    async def _own_time(
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        user_id: str,
+        start: datetime,
+        end: datetime | None,
+        *,
+        entry_id: str | None = None,
+    ) -> None:
+        """409 ``LABOUR_OVERLAP`` when [start, end) (end None: from start on) shares time with
+        another timed labour entry of the person in the workspace, on any work order of any
+        project (touching end to start is fine); called under the person's lock (``_person``)."""
+        other = await repo.overlapping(db, ctx.workspace.id, user_id, start, end, entry_id)
+        if other is not None:
+            raise LabourOverlap(
+                {
+                    "id": other.id,
+                    "workOrderId": other.work_order_id,
+                    "projectId": other.project_id,
+                    "startedAt": clock.iso(other.started_at),
+                    "endedAt": clock.iso(other.ended_at),
+                }
+            )
 
     async def log_labour(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, body: LabourCreate
@@ -254,6 +284,8 @@ class CostService:
             raise InvalidField("minutes", "give minutes or startedAt and endedAt")
         user_id = await self._person(db, ctx, body.user_id)
         rate = await self._rate(db, ctx, user_id, body.hourly_rate)
+        if started is not None:
+            await self._own_time(db, ctx, user_id, started, ended)
         line = await self._add(
             db,
             ctx,
@@ -273,13 +305,15 @@ class CostService:
     async def start_timer(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, body: TimerStart
     ) -> dict[str, Any]:
-        """The caller's running timer on the work order; one at a time per person (409)."""
+        """The caller's running timer on the work order; one at a time per person, and not
+        over the time of an entry of theirs (409)."""
         order = await self.work_order(db, ctx, issue_id)
         user_id = await self._person(db, ctx, None)
         if await repo.running(db, user_id) is not None:
             raise TimerRunning()
         rate = await self._rate(db, ctx, user_id, body.hourly_rate)
         now = clock.now()
+        await self._own_time(db, ctx, user_id, now, None)
         line = await self._add(
             db,
             ctx,
@@ -298,7 +332,8 @@ class CostService:
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str
     ) -> dict[str, Any]:
         """Stop the caller's timer on the work order: its time becomes a labour entry (409
-        when none runs here, or when it ran past 24 h: delete it and log the time by hand)."""
+        when none runs here, when it ran past 24 h: delete it and log the time by hand, or when
+        its time overlaps an entry of theirs)."""
         order = await self.work_order(db, ctx, issue_id, lock=True)
         user_id = await self._person(db, ctx, None)
         line = await repo.running(db, user_id)
@@ -311,6 +346,7 @@ class CostService:
                 "This timer ran longer than 24 hours: delete it and log the time by hand",
                 code="TIMER_TOO_LONG",
             )
+        await self._own_time(db, ctx, user_id, started, now, entry_id=line.id)
         seconds = Decimal(max((now - started).total_seconds(), 0))
         before = view(FIELDS.read(FIELDS.of(line)))
         line.running = False
