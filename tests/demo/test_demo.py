@@ -31,6 +31,11 @@ def printed(output: str) -> dict[str, str]:
     }
 
 
+def _links(output: str) -> dict[str, str]:
+    """The printed links (`  label: URL`) by their label."""
+    return dict(re.findall(r"^\s+(.+?):\s+(https?://\S+)$", output, re.MULTILINE))
+
+
 async def _list(client: httpx.AsyncClient, key: str, path: str) -> list[dict[str, Any]]:
     answer = await client.get(path, headers=key_headers(key))
     assert answer.status_code == 200, answer.text
@@ -212,6 +217,13 @@ async def test_a_second_run_reprints_the_login_and_new_key_mints_a_working_key(
     assert "demo@plumbline.local / Plumbline-Demo-2026!" in again.stdout
     assert "plumbline demo --new-key" in again.stdout
     assert "psk_" not in again.stdout  # keys are stored hashed: never shown twice
+    # The demo's ids, where to sign in and every link printed at seeding, again.
+    ids = re.compile(r"workspace:\s+(\S+)\s+project: (\S+)")
+    seeded_ids, ids_again = ids.search(first.stdout), ids.search(again.stdout)
+    assert seeded_ids and ids_again and seeded_ids.groups() == ids_again.groups()
+    assert re.search(r"^\s+at http://\S+/account/sign-in$", again.stdout, re.MULTILINE)
+    seeded_links, links_again = _links(first.stdout), _links(again.stdout)
+    assert len(seeded_links) >= 6 and links_again == seeded_links, again.stdout
 
     minted = plumbline("demo", "--new-key")
     assert minted.returncode == 0, minted.stderr
