@@ -9,8 +9,9 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, TypeVar
 
 import typer
+from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from plumbline.config import settings
 from plumbline.db import database
@@ -251,6 +252,46 @@ def users_create(email: str, name: str, password: str, verified: bool = True) ->
 
     asyncio.run(_disposing(run()))
     console.print(f"Created {email}")
+
+
+@users_app.command("first")
+def users_first() -> None:
+    """Create the first user, verified, from PLUMBLINE_FIRST_USER_EMAIL and
+    PLUMBLINE_FIRST_USER_PASSWORD (and _NAME) when there are no users; else nothing (a
+    one-shot service runs it at every start: compose.yaml)."""
+    from plumbline.errors import AppError
+    from plumbline.identity.service import check_password
+    from plumbline.kit.schema import EmailAddress
+    from plumbline.models import User
+
+    email, password = settings.first_user_email, settings.first_user_password
+    if not email or password is None:
+        console.print(
+            "No first user made: set PLUMBLINE_FIRST_USER_EMAIL and PLUMBLINE_FIRST_USER_PASSWORD"
+            " (or sign up at /account/sign-up, or `plumbline users create`)."
+        )
+        return
+    try:
+        address = TypeAdapter(EmailAddress).validate_python(email)
+        check_password(password.get_secret_value(), "PLUMBLINE_FIRST_USER_PASSWORD")
+    except AppError as refused:
+        console.print(f"No first user made: {refused.message}")
+        raise typer.Exit(1) from None
+    except ValidationError as refused:
+        console.print(
+            f"No first user made: PLUMBLINE_FIRST_USER_EMAIL {refused.errors()[0]['msg']}"
+        )
+        raise typer.Exit(1) from None
+
+    async def users() -> int:
+        async with database.sessionmaker() as db:
+            return int((await db.execute(select(func.count()).select_from(User))).scalar_one())
+
+    if asyncio.run(_disposing(users())):
+        console.print("The database already has users: no first user made.")
+        return
+    users_create(address, settings.first_user_name, password.get_secret_value())
+    console.print(f"Sign in at {settings.public_url.rstrip('/')}/account/sign-in")
 
 
 @users_app.command("verify")
