@@ -231,3 +231,20 @@ async def test_a_second_run_reprints_the_login_and_new_key_mints_a_working_key(
     assert demo["project"] == seeded["project"] and demo["key"] != seeded["key"]
     issues = await _list(client, demo["key"], demo["curl_path"])
     assert len(issues) >= 7
+    assert _links(minted.stdout) == seeded_links  # with the links too
+
+    # A link withdrawn since is not printed as if it still opened.
+    base = f"/api/v1/projects/{demo['project']}/om/occupant-links"
+    lobby = next(
+        link for link in await _list(client, demo["key"], base) if "Lobby" in link["label"]
+    )
+    withdrawn = await client.delete(f"{base}/{lobby['id']}", headers=key_headers(demo["key"]))
+    assert withdrawn.status_code == 200, withdrawn.text
+    later = plumbline("demo", "--if-empty")
+    assert later.returncode == 0, later.stderr
+    assert "occupant page (lobby poster): replaced or revoked since" in later.stdout
+    assert _links(later.stdout) == {
+        label: link
+        for label, link in seeded_links.items()
+        if label != "occupant page (lobby poster)"
+    }
