@@ -1,6 +1,7 @@
-"""What scripts/compose-test checks once the stack is up: both app servers ready, a user signed
-in, a file uploaded through a presigned PUT to the S3 store and completed on the other server,
-its bytes read back. Exits non-zero on the first failure (the message says which)."""
+"""What scripts/compose-test checks once the stack is up: the S3 store's bucket there without
+anyone making it, both app servers ready, the stack's first user signed in, a file uploaded
+through a presigned PUT to the S3 store and completed on the other server, its bytes read back.
+Exits non-zero on the first failure (the message says which)."""
 
 from __future__ import annotations
 
@@ -67,13 +68,13 @@ def main() -> None:
         aws_access_key_id=os.environ["AWS_ACCESS_KEY_ID"],
         aws_secret_access_key=os.environ["AWS_SECRET_ACCESS_KEY"],
     )  # fmt: skip
-    while True:  # the operator's step: the bucket exists before the apps serve files
+    while True:  # the store makes its bucket as it starts (deploy/s3/serve.py)
         try:
-            s3.create_bucket(Bucket="plumbline")
+            s3.head_bucket(Bucket="plumbline")
             break
         except Exception as exc:
             if time.monotonic() > DEADLINE:
-                raise Failed(f"the S3 store did not answer: {exc}") from exc
+                raise Failed(f"the S3 store has no bucket plumbline: {exc}") from exc
             time.sleep(1)
     for url in APPS:
         say(f"{url} ready: {wait_ready(url)['checks']}")

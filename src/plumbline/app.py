@@ -18,7 +18,8 @@ from plumbline.db import database
 from plumbline.digest.scheduler import scheduler
 from plumbline.drawing_ai import sandbox
 from plumbline.errors import ErrorAnswer, install_error_handlers
-from plumbline.home.endpoints import ASSETS, assets
+from plumbline.home.assets import assets
+from plumbline.home.endpoints import ASSETS
 from plumbline.jobs.runner import work
 from plumbline.kit import pubsub, stopping
 from plumbline.kit.logging import configure_logging

@@ -9,8 +9,9 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, TypeVar
 
 import typer
+from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from plumbline.config import settings
 from plumbline.db import database
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from plumbline.migrate import Upgraded
 
 T = TypeVar("T")
+# The demo project (None: none here), its account, and what was made now (None: nothing).
+Demo = tuple["DemoProject | None", "DemoAccount | None", str | None]
+SEEDED_BEFORE = "seeded on an earlier run: the database already has users"
 
 app = typer.Typer(no_args_is_help=True, help="Plumbline: construction and facilities coordination.")
 db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
@@ -134,11 +138,11 @@ def demo(
 ) -> None:
     """Seed a demo workspace and project with records in every module; print how to use them."""
     settings.var_dir.mkdir(parents=True, exist_ok=True)
-    project, account = asyncio.run(_disposing(_demo(if_empty=if_empty, new_key=new_key)))
+    project, account, made = asyncio.run(_disposing(_demo(if_empty=if_empty, new_key=new_key)))
     if project is None and new_key:
         console.print("No demo project here: seed one with `plumbline demo`.")
         raise typer.Exit(1)
-    console.print("\n".join(_demo_lines(project, account, new_key=new_key)))
+    console.print("\n".join(_demo_lines(project, account, made)))
 
 
 async def _disposing(work: Awaitable[T]) -> T:
@@ -149,51 +153,60 @@ async def _disposing(work: Awaitable[T]) -> T:
         await database.dispose()
 
 
-async def _demo(*, if_empty: bool, new_key: bool) -> tuple[DemoProject | None, DemoAccount | None]:
+async def _demo(*, if_empty: bool, new_key: bool) -> Demo:
     from plumbline.demo import seed
 
     if new_key:
-        return await seed.new_key(), await seed.demo_account()
+        return await seed.new_key(), await seed.demo_account(), "key minted"
     if if_empty and await seed.has_users():
-        return None, await seed.demo_account()
-    return await seed.seed(), await seed.demo_account()
+        return await seed.latest(), await seed.demo_account(), None
+    return await seed.seed(), await seed.demo_account(), "seeded"
 
 
 def _demo_lines(
-    project: DemoProject | None, account: DemoAccount | None, *, new_key: bool = False
+    project: DemoProject | None, account: DemoAccount | None, made: str | None
 ) -> list[str]:
-    """What to print about the demo: links on the public URL (the port served, unless set)."""
-    if project is None:
-        return _existing_demo_lines(account)
+    """What to print about the demo, ``made`` now ("seeded", "key minted") or before (None):
+    the login and where to use it, ids, key and links, on the public URL (the port served,
+    unless set); the same every run but for the key, which is shown once."""
     url = settings.public_url.rstrip("/")
-    return [
-        f"[bold]Plumbline[/] demo {'key minted' if new_key else 'seeded'} at {url}",
-        *_login_lines(account),
-        f"  API key:     {project.api_key}",
+    if made is None and account is None:
+        return ["Database already has users and no demo account; `plumbline demo` adds one."]
+    head = f"[bold]Plumbline[/] demo {made} at {url}"
+    if made is None:
+        head = f"[bold]Plumbline[/] demo at {url} ({SEEDED_BEFORE})"
+    lines = [head, *_login_lines(account, url)]
+    if project is None:
+        return [*lines, "  No demo project here: seed one with `plumbline demo`."]
+    if project.api_key is None:
+        # Keys are stored hashed: the one printed at seeding cannot be shown again.
+        lines += [
+            "  API key:     shown once when made; mint another with",
+            "               .venv/bin/plumbline demo --new-key",
+        ]
+    else:
+        lines.append(f"  API key:     {project.api_key}")
+    lines += [
         f"  workspace:   {project.workspace_id}    project: {project.project_id}",
         f"  docs:        {url}/api/v1/docs",
-        f"  try:         curl -H 'x-api-key: {project.api_key}' "
-        f"{url}/api/v1/projects/{project.project_id}/issues",
-        *(f"  {label}: {link}" for label, link in project.links),
     ]
+    if project.api_key is not None:
+        lines.append(
+            f"  try:         curl -H 'x-api-key: {project.api_key}' "
+            f"{url}/api/v1/projects/{project.project_id}/issues"
+        )
+    if not project.links:
+        lines.append("  links:       not kept by the version that seeded this demo")
+    return [*lines, *(f"  {label}: {link}" for label, link in project.links)]
 
 
-def _login_lines(account: DemoAccount | None) -> list[str]:
+def _login_lines(account: DemoAccount | None, url: str) -> list[str]:
     if account is None:
         return []
     password = account.password or "(changed since the demo was seeded)"
-    return [f"  sign in:     {account.email} / {password}"]
-
-
-def _existing_demo_lines(account: DemoAccount | None) -> list[str]:
-    if account is None:
-        return ["Database already has users and no demo account; `plumbline demo` adds one."]
     return [
-        "Database already has users; the demo was seeded before.",
-        *_login_lines(account),
-        # Keys are stored hashed: the one printed at seeding cannot be shown again.
-        "  API key:     shown once when made; mint another with",
-        "               .venv/bin/plumbline demo --new-key",
+        f"  sign in:     {account.email} / {password}",
+        f"               at {url}/account/sign-in",
     ]
 
 
@@ -239,6 +252,46 @@ def users_create(email: str, name: str, password: str, verified: bool = True) ->
 
     asyncio.run(_disposing(run()))
     console.print(f"Created {email}")
+
+
+@users_app.command("first")
+def users_first() -> None:
+    """Create the first user, verified, from PLUMBLINE_FIRST_USER_EMAIL and
+    PLUMBLINE_FIRST_USER_PASSWORD (and _NAME) when there are no users; else nothing (a
+    one-shot service runs it at every start: compose.yaml)."""
+    from plumbline.errors import AppError
+    from plumbline.identity.service import check_password
+    from plumbline.kit.schema import EmailAddress
+    from plumbline.models import User
+
+    email, password = settings.first_user_email, settings.first_user_password
+    if not email or password is None:
+        console.print(
+            "No first user made: set PLUMBLINE_FIRST_USER_EMAIL and PLUMBLINE_FIRST_USER_PASSWORD"
+            " (or sign up at /account/sign-up, or `plumbline users create`)."
+        )
+        return
+    try:
+        address = TypeAdapter(EmailAddress).validate_python(email)
+        check_password(password.get_secret_value(), "PLUMBLINE_FIRST_USER_PASSWORD")
+    except AppError as refused:
+        console.print(f"No first user made: {refused.message}")
+        raise typer.Exit(1) from None
+    except ValidationError as refused:
+        console.print(
+            f"No first user made: PLUMBLINE_FIRST_USER_EMAIL {refused.errors()[0]['msg']}"
+        )
+        raise typer.Exit(1) from None
+
+    async def users() -> int:
+        async with database.sessionmaker() as db:
+            return int((await db.execute(select(func.count()).select_from(User))).scalar_one())
+
+    if asyncio.run(_disposing(users())):
+        console.print("The database already has users: no first user made.")
+        return
+    users_create(address, settings.first_user_name, password.get_secret_value())
+    console.print(f"Sign in at {settings.public_url.rstrip('/')}/account/sign-in")
 
 
 @users_app.command("verify")

@@ -116,6 +116,11 @@ class Settings(BaseSettings):
     # still commit rows stamped that long ago (kit/pagination.py, docs/integrations.md).
     sync_settle_seconds: float = Field(10.0, ge=0, le=3600)
 
+    # `plumbline users first` (compose.yaml's first-user): the user made when there is none.
+    first_user_email: str | None = None
+    first_user_password: SecretStr | None = None
+    first_user_name: str = "Administrator"
+
     redis_url: str | None = None
     pubsub_prefix: str = "plumbline"
     cron_secret: SecretStr | None = None

@@ -238,6 +238,7 @@ ENCRYPTED = {
     "cloud OAuth access and refresh tokens": "cloud_connections.access_token, .refresh_token",
     "answers stored for Idempotency-Key replays": "idempotency_keys (the sealed body)",
     "SSO client secrets": "sso_configs.client_secret",
+    "the demo's printed links, for later runs to print again": "demo_links.path",
 }
 
 

@@ -2,8 +2,10 @@
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 from alembic.script import ScriptDirectory
@@ -48,6 +50,41 @@ async def test_users_verify_unknown_email_fails() -> None:
     result = plumbline("users", "verify", f"nobody-{new_id()}@example.com")
     assert result.returncode == 1
     assert "No user" in result.stdout
+
+
+def _users(database_file: Path) -> list[tuple[str, str, bool, str]]:
+    with closing(sqlite3.connect(database_file)) as db:
+        rows = db.execute("SELECT email, name, email_verified, password_hash FROM users")
+        return [(email, name, bool(verified), hashed) for email, name, verified, hashed in rows]
+
+
+def test_users_first_makes_the_first_user_from_the_environment_once(tmp_path: Path) -> None:
+    fresh = {
+        "PLUMBLINE_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/fresh.db",
+        "PLUMBLINE_VAR_DIR": str(tmp_path),
+    }
+    assert plumbline("db", "upgrade", env=fresh).returncode == 0
+    # Not asked for (compose without the settings): nothing made, how to say it, success.
+    unset = plumbline("users", "first", env=fresh)
+    assert unset.returncode == 0, unset.stdout + unset.stderr
+    assert "PLUMBLINE_FIRST_USER_EMAIL" in unset.stdout and _users(tmp_path / "fresh.db") == []
+    # A password the sign-up would refuse is refused here too.
+    first = {**fresh, "PLUMBLINE_FIRST_USER_EMAIL": "Ops@Example.com"}
+    weak = plumbline("users", "first", env={**first, "PLUMBLINE_FIRST_USER_PASSWORD": "short"})
+    assert weak.returncode == 1 and "10 to 128 characters" in weak.stdout, weak.stdout + weak.stderr
+    assert _users(tmp_path / "fresh.db") == []
+    # The first user: verified (ready to sign in), with that password.
+    first["PLUMBLINE_FIRST_USER_PASSWORD"] = "Sturdy-Pass-99"
+    made = plumbline("users", "first", env=first)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "ops@example.com" in made.stdout and "/account/sign-in" in made.stdout
+    [(email, name, verified, hashed)] = _users(tmp_path / "fresh.db")
+    assert (email, name, verified) == ("ops@example.com", "Administrator", True)
+    assert crypto.verify_password(hashed, "Sturdy-Pass-99")
+    # Every later start: the database has users, nothing made.
+    again = plumbline("users", "first", env={**first, "PLUMBLINE_FIRST_USER_EMAIL": "b@x.com"})
+    assert again.returncode == 0 and "already has users" in again.stdout
+    assert [row[0] for row in _users(tmp_path / "fresh.db")] == ["ops@example.com"]
 
 
 def test_db_upgrade_says_what_it_applied(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """A newcomer's first run, as processes: `make run PORT=<free port>` on a fresh SQLite database says
 which migrations it applied, prints the demo banner last and alone with every link on the port
 served, e-mails and `plumbline demo --new-key` use that port too, and SIGTERM stops it cleanly
-(make exits 0). One `make run` serves the module; the last test stops it."""
+(make exits 0). One `make run` serves the module; the last but one test stops it, and the last
+runs `make run` again on the same database, as a newcomer coming back does."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
@@ -47,8 +49,8 @@ class FirstRun:
                 self.ready.set()
         self.ready.set()  # the process ended: the waiting test looks at what it printed
 
-    def banner(self) -> list[str]:
-        start = next(i for i, line in enumerate(self.lines) if line.startswith(BANNER))
+    def banner(self, first: str = BANNER) -> list[str]:
+        start = next(i for i, line in enumerate(self.lines) if line.startswith(first))
         end = next(i for i, line in enumerate(self.lines) if line.startswith(READY))
         return self.lines[start : end + 1]
 
@@ -71,11 +73,10 @@ def fresh_env(var: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstRun]:
-    var = tmp_path_factory.mktemp("first-run")
+@contextmanager
+def make_run(env: dict[str, str], outbox: Path) -> Iterator[FirstRun]:
+    """`make run` on a free port, once it printed that it is ready; killed after if still up."""
     port = free_port()
-    env = fresh_env(var)
     # `-o install-server`: the suite's environment is installed already (make test did it).
     process = subprocess.Popen(
         ["make", "-o", "install-server", "run", f"PORT={port}"],
@@ -86,7 +87,7 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstRun]:
         text=True,
         start_new_session=True,  # its own process group, to find the server in and clean up
     )
-    run = FirstRun(f"http://127.0.0.1:{port}", env, var / "outbox", process)
+    run = FirstRun(f"http://127.0.0.1:{port}", env, outbox, process)
     reader = threading.Thread(target=run.read, daemon=True)
     reader.start()
     try:
@@ -99,6 +100,13 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstRun]:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         reader.join(10)
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstRun]:
+    var = tmp_path_factory.mktemp("first-run")
+    with make_run(fresh_env(var), var / "outbox") as run:
+        yield run
 
 
 def _server_pid(group: int) -> int:
@@ -146,6 +154,8 @@ def test_the_banner_comes_last_and_alone(first_run: FirstRun) -> None:
     assert banner[-1].startswith(f"{READY}{first_run.url} ")
     assert [line for line in banner if line.lstrip().startswith("{")] == []
     assert any("sign in:" in line for line in banner) and any("API key:" in line for line in banner)
+    # where to sign in, on the port served
+    assert f"               at {first_run.url}/account/sign-in" in banner
     # after the server's startup lines
     started = next(i for i, line in enumerate(first_run.lines) if "startup complete" in line)
     assert started < first_run.lines.index(banner[0])
@@ -189,3 +199,45 @@ def test_sigterm_stops_make_run_cleanly(first_run: FirstRun) -> None:
     assert first_run.process.wait(timeout=STARTUP) == 0, "\n".join(first_run.lines[-20:])
     first_run.ready.wait(10)
     assert [line for line in first_run.lines if line.startswith("make: ***")] == []
+
+
+def _links(banner: list[str]) -> dict[str, str]:
+    """The banner's links by their label (`  label: URL`), the curl example's aside."""
+    found = (re.fullmatch(r"\s+(.+?):\s+(https?://\S+)", line) for line in banner)
+    return {match.group(1): match.group(2) for match in found if match}
+
+
+def test_a_second_make_run_prints_the_demo_and_the_same_links_again(first_run: FirstRun) -> None:
+    seeded = first_run.banner()
+    if first_run.process.poll() is None:  # run alone: stop the first `make run` here
+        os.kill(_server_pid(first_run.process.pid), signal.SIGTERM)
+        first_run.process.wait(timeout=STARTUP)
+    with make_run(first_run.env, first_run.outbox) as again:
+        assert again.url != first_run.url  # another port: the links follow it
+        first_line = f"Plumbline demo at {again.url} "
+        assert any(line.startswith(first_line) for line in again.lines), "\n".join(again.lines)
+        banner = again.banner(first_line)
+        text = "\n".join(banner)
+        assert "seeded on an earlier run" in banner[0] and banner[-1].startswith(READY)
+        # the same login, where to sign in, the same ids
+        assert "demo@plumbline.local / Plumbline-Demo-2026!" in text
+        assert f"               at {again.url}/account/sign-in" in banner
+        ids = re.compile(r"workspace:\s+(\S+)\s+project: (\S+)")
+        first_ids, ids_again = ids.search("\n".join(seeded)), ids.search(text)
+        assert first_ids and ids_again and first_ids.groups() == ids_again.groups()
+        # keys are stored hashed: never shown twice, but how to get one is
+        assert "psk_" not in text and "plumbline demo --new-key" in text
+        # every link the first run printed, on this port
+        links = _links(banner)
+        first_links = {
+            label: link.replace(first_run.url, again.url) for label, link in _links(seeded).items()
+        }
+        assert len(first_links) >= 6 and first_links == links, text
+        with httpx.Client(base_url=again.url, timeout=60) as http:
+            for label, link in links.items():
+                if "/portal/" in link or link.endswith(".ics"):  # the links with a token
+                    opened = http.get(link)
+                    assert opened.status_code == 200, f"{label}: {link} {opened.status_code}"
+            assert http.get("/account/sign-in").status_code == 200
+        os.kill(_server_pid(again.process.pid), signal.SIGTERM)
+        assert again.process.wait(timeout=STARTUP) == 0, "\n".join(again.lines[-20:])

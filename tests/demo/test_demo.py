@@ -31,6 +31,11 @@ def printed(output: str) -> dict[str, str]:
     }
 
 
+def _links(output: str) -> dict[str, str]:
+    """The printed links (`  label: URL`) by their label."""
+    return dict(re.findall(r"^\s+(.+?):\s+(https?://\S+)$", output, re.MULTILINE))
+
+
 async def _list(client: httpx.AsyncClient, key: str, path: str) -> list[dict[str, Any]]:
     answer = await client.get(path, headers=key_headers(key))
     assert answer.status_code == 200, answer.text
@@ -212,6 +217,13 @@ async def test_a_second_run_reprints_the_login_and_new_key_mints_a_working_key(
     assert "demo@plumbline.local / Plumbline-Demo-2026!" in again.stdout
     assert "plumbline demo --new-key" in again.stdout
     assert "psk_" not in again.stdout  # keys are stored hashed: never shown twice
+    # The demo's ids, where to sign in and every link printed at seeding, again.
+    ids = re.compile(r"workspace:\s+(\S+)\s+project: (\S+)")
+    seeded_ids, ids_again = ids.search(first.stdout), ids.search(again.stdout)
+    assert seeded_ids and ids_again and seeded_ids.groups() == ids_again.groups()
+    assert re.search(r"^\s+at http://\S+/account/sign-in$", again.stdout, re.MULTILINE)
+    seeded_links, links_again = _links(first.stdout), _links(again.stdout)
+    assert len(seeded_links) >= 6 and links_again == seeded_links, again.stdout
 
     minted = plumbline("demo", "--new-key")
     assert minted.returncode == 0, minted.stderr
@@ -219,3 +231,20 @@ async def test_a_second_run_reprints_the_login_and_new_key_mints_a_working_key(
     assert demo["project"] == seeded["project"] and demo["key"] != seeded["key"]
     issues = await _list(client, demo["key"], demo["curl_path"])
     assert len(issues) >= 7
+    assert _links(minted.stdout) == seeded_links  # with the links too
+
+    # A link withdrawn since is not printed as if it still opened.
+    base = f"/api/v1/projects/{demo['project']}/om/occupant-links"
+    lobby = next(
+        link for link in await _list(client, demo["key"], base) if "Lobby" in link["label"]
+    )
+    withdrawn = await client.delete(f"{base}/{lobby['id']}", headers=key_headers(demo["key"]))
+    assert withdrawn.status_code == 200, withdrawn.text
+    later = plumbline("demo", "--if-empty")
+    assert later.returncode == 0, later.stderr
+    assert "occupant page (lobby poster): replaced or revoked since" in later.stdout
+    assert _links(later.stdout) == {
+        label: link
+        for label, link in seeded_links.items()
+        if label != "occupant page (lobby poster)"
+    }

@@ -44,6 +44,19 @@ async def test_docs_pages_reference_only_their_own_assets(
         assert len(asset.content) > 1000, url
 
 
+async def test_redoc_script_names_no_other_host_to_load(client: httpx.AsyncClient) -> None:
+    # ReDoc's own copy shows its vendor's logo from a CDN: the served script leaves it out.
+    script = await client.get("/api/v1/docs/assets/redoc.standalone.js")
+    assert script.status_code == 200
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert "cdn.redoc.ly" not in script.text and "API docs by Redocly" in script.text
+    again = await client.get(
+        "/api/v1/docs/assets/redoc.standalone.js",
+        headers={"If-None-Match": script.headers["etag"]},
+    )
+    assert again.status_code == 304
+
+
 async def test_swagger_ui_loads_its_description_and_oauth_helper_under_api_v1(
     client: httpx.AsyncClient,
 ) -> None:

@@ -285,22 +285,12 @@ async def test_template_of_another_workspace_is_refused(client, world):
     assert await proposal_count(world.project) == before
 
 
-async def test_valid_until_is_needed_without_a_template_that_gives_it(client, world):
-    before = await proposal_count(world.project)
-    response = await client.post(
-        url(world.project), json={"title": "T"}, headers=world.member.headers
-    )
-    assert response.status_code == 400
-    assert response.json()["details"][0]["field"] == "validUntil"
+async def test_a_template_without_valid_days_leaves_the_default_validity(client, world):
+    clock.set_now(datetime(2026, 11, 23, 9, 0, tzinfo=UTC))
     no_days = await make_template(client, world)
-    response = await client.post(
-        url(world.project),
-        json={"title": "T", "templateId": no_days["id"]},
-        headers=world.member.headers,
-    )
-    assert response.status_code == 400
-    assert response.json()["details"][0]["field"] == "validUntil"
-    assert await proposal_count(world.project) == before
+    body = await _create(client, world, templateId=no_days["id"])
+    # The 30 days of a draft without validUntil (tests/proposal/test_validity.py).
+    assert body["validUntil"] == "2026-12-23T23:59:59.000Z"
 
 
 async def test_list_runs_the_same_queries_for_1_and_many(client):

@@ -6,10 +6,11 @@ from __future__ import annotations
 from plumbline.config import settings
 from plumbline.demo import maintenance_cost
 from plumbline.demo.api import Api, day
+from plumbline.demo.links import OCCUPANT_LINK, Link
 
 
-async def populate(api: Api, base: str) -> list[tuple[str, str]]:
-    """Maintenance, inspections and occupant requests; the occupant link worth printing."""
+async def populate(api: Api, base: str) -> list[Link]:
+    """Maintenance, inspections and occupant requests; the occupant links worth printing."""
     await _maintenance(api, base)
     await _inspections(api, base)
     await maintenance_cost.populate(api, base)
@@ -132,7 +133,7 @@ async def _inspections(api: Api, base: str) -> None:
     )
 
 
-async def _occupant(api: Api, base: str) -> list[tuple[str, str]]:
+async def _occupant(api: Api, base: str) -> list[Link]:
     """A lobby reporting link (printed) and a chiller's own QR link, with one request made
     through each as an occupant would; the label sheet of both (printed)."""
     assets = await api("GET", f"{base}/om/assets")
@@ -156,7 +157,7 @@ async def _occupant(api: Api, base: str) -> list[tuple[str, str]]:
         )  # fmt: skip
     sheet = f"{settings.public_url.rstrip('/')}{base}/om/occupant-links/labels.pdf"
     return [
-        ("occupant page (lobby poster)", lobby["url"]),
-        ("occupant page (chiller 1 QR code)", plant["url"]),
-        ("occupant label sheet (PDF)", sheet),
+        Link("occupant page (lobby poster)", lobby["url"], OCCUPANT_LINK, lobby["token"]),
+        Link("occupant page (chiller 1 QR code)", plant["url"], OCCUPANT_LINK, plant["token"]),
+        Link("occupant label sheet (PDF)", sheet),
     ]

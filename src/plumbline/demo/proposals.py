@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from plumbline.demo.api import Api, day
 from plumbline.demo.drawing import signature_data_url
+from plumbline.demo.links import PROPOSAL, Link
 
 DEMO_LETTER = (
     "Dear {{client.name}},\n\n"
@@ -29,7 +30,7 @@ async def _template(api: Api, base: str) -> str:
     return str(template["id"])
 
 
-async def populate(api: Api, base: str) -> list[tuple[str, str]]:
+async def populate(api: Api, base: str) -> list[Link]:
     """A priced proposal from the workspace's letter template sent to its client (its portal link
     printed), one the client accepted and signed through the portal, and a draft just started."""
     template_id = await _template(api, base)
@@ -91,4 +92,5 @@ async def populate(api: Api, base: str) -> list[tuple[str, str]]:
         f"{path}/accept",
         json={"signerName": "Marcus Lee", "signature": signature_data_url()},
     )
-    return [("proposal page (SENT, the client's link)", portal)]
+    token = portal.rsplit("/", 1)[1]
+    return [Link("proposal page (SENT, the client's link)", portal, PROPOSAL, token)]

@@ -13,12 +13,13 @@ from typing import Any
 from plumbline.demo import operations, planning, proposals
 from plumbline.demo.api import Api, day
 from plumbline.demo.drawing import floor_plan
+from plumbline.demo.links import CALENDAR_FEED, Link
 from plumbline.demo.sheets import populate_sheets
 
 
-async def populate(api: Api, project_id: str) -> list[tuple[str, str]]:
-    """The records of every module; the links worth printing (label, URL)."""
-    links: list[tuple[str, str]] = []
+async def populate(api: Api, project_id: str) -> list[Link]:
+    """The records of every module; the links worth printing."""
+    links: list[Link] = []
     base = f"/api/v1/projects/{project_id}"
     drawing = await _drawings(api, project_id)
     issue_ids = await _issues(api, base, drawing)
@@ -33,11 +34,12 @@ async def populate(api: Api, project_id: str) -> list[tuple[str, str]]:
     return links
 
 
-async def _calendar_feed(api: Api, base: str) -> list[tuple[str, str]]:
+async def _calendar_feed(api: Api, base: str) -> list[Link]:
     """The project's calendar feed (schedule, maintenance, inspections, RFI and punch due
     dates, proposal expiries), to subscribe to from Outlook or Google Calendar."""
     feed = await api("POST", f"{base}/calendar-feeds", json={"name": "Harbor View Tower"})
-    return [("project calendar feed (iCalendar)", feed["url"])]
+    token = feed["url"].rsplit("/", 1)[1].removesuffix(".ics")
+    return [Link("project calendar feed (iCalendar)", feed["url"], CALENDAR_FEED, token)]
 
 
 async def _drawings(api: Api, project_id: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 import httpx
@@ -23,6 +23,7 @@ from plumbline.config import settings
 from plumbline.db import database
 from plumbline.demo.api import Api
 from plumbline.demo.billing import subscribe
+from plumbline.demo.links import keep, recall
 from plumbline.demo.records import populate
 from plumbline.demo.sso import add_identity_provider
 from plumbline.demo.webhooks import add_webhook
@@ -39,8 +40,8 @@ PROJECT_NAME = "Harbor View Tower"
 class DemoProject:
     workspace_id: str
     project_id: str
-    api_key: str
-    links: tuple[tuple[str, str], ...] = ()  # (label, URL) worth printing, seeding only
+    api_key: str | None  # shown once, when made: None for a demo seeded before
+    links: tuple[tuple[str, str], ...] = ()  # (label, URL) worth printing
 
 
 @dataclass(frozen=True)
@@ -155,31 +156,51 @@ async def seed() -> DemoProject:
         await add_identity_provider(api, workspace["id"])
         await subscribe(api, workspace["id"])
         key = await _mint_key(api, project["id"], "Demo integration")
-    return DemoProject(workspace["id"], project["id"], key, tuple(links))
+    async with database.sessionmaker() as db:
+        keep(db, workspace["id"], project["id"], links)  # for later runs to print again
+        await db.commit()
+    printed = tuple((link.label, link.url) for link in links)
+    return DemoProject(workspace["id"], project["id"], key, printed)
+
+
+async def _latest(db: AsyncSession) -> tuple[str, DemoProject] | None:
+    """The demo user's id and their latest demo project, its links as seeded, no key."""
+    user = await _demo_user(db)
+    if user is None:
+        return None
+    query = (
+        select(Project.id, Project.workspace_id)
+        .join(Workspace, Workspace.id == Project.workspace_id)
+        .where(
+            Workspace.created_by == user.id,
+            Project.name == PROJECT_NAME,
+            Project.deleted_at.is_(None),
+            Workspace.deleted_at.is_(None),
+        )
+        .order_by(Project.created_at.desc(), Project.id.desc())
+        .limit(1)
+    )
+    row = (await db.execute(query)).first()
+    if row is None:
+        return None
+    return user.id, DemoProject(row.workspace_id, row.id, None, await recall(db, row.id))
+
+
+async def latest() -> DemoProject | None:
+    """The latest demo project with the links printed when it was seeded (on the public URL
+    now); None when there is none."""
+    async with database.sessionmaker() as db:
+        found = await _latest(db)
+    return found[1] if found else None
 
 
 async def new_key() -> DemoProject | None:
-    """A new API key for the latest demo project; None when there is none."""
+    """A new API key for the latest demo project (with its links); None when there is none."""
     async with database.sessionmaker() as db:
-        user = await _demo_user(db)
-        if user is None:
-            return None
-        query = (
-            select(Project.id, Project.workspace_id)
-            .join(Workspace, Workspace.id == Project.workspace_id)
-            .where(
-                Workspace.created_by == user.id,
-                Project.name == PROJECT_NAME,
-                Project.deleted_at.is_(None),
-                Workspace.deleted_at.is_(None),
-            )
-            .order_by(Project.created_at.desc(), Project.id.desc())
-            .limit(1)
-        )
-        row = (await db.execute(query)).first()
-        user_id = user.id
-    if row is None:
+        found = await _latest(db)
+    if found is None:
         return None
+    user_id, project = found
     async with signed_in(user_id) as api:
-        key = await _mint_key(api, row.id, f"Demo key {clock.iso(clock.now())}")
-    return DemoProject(row.workspace_id, row.id, key)
+        key = await _mint_key(api, project.project_id, f"Demo key {clock.iso(clock.now())}")
+    return replace(project, api_key=key)

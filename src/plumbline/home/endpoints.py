@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import fastapi_offline
 from fastapi import Request
 from fastapi.openapi.docs import (
     get_redoc_html,
     get_swagger_ui_html,
     get_swagger_ui_oauth2_redirect_html,
 )
-from fastapi.staticfiles import StaticFiles
 from starlette.responses import HTMLResponse, RedirectResponse
 
 from plumbline import __version__
@@ -27,15 +23,15 @@ OPENAPI = "/api/v1/openapi.json"
 HEALTH = "/api/v1/health"
 ASSETS = "/api/v1/docs/assets"
 
-# Swagger UI and ReDoc pinned through fastapi-offline's copies (uv.lock), not a CDN: the docs
-# open on a machine without Internet access and tell no third party who reads them.
-assets = StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static")
+# Swagger UI and ReDoc pinned through fastapi-offline's copies (uv.lock), not a CDN, served at
+# ASSETS by `home.assets`: the docs open on a machine without Internet access and tell no third
+# party who reads them.
 
 router = make_router(tags=["public"], dependencies=[Public])
 docs_router = make_router(dependencies=[Public], include_in_schema=False)
 
-# The browser itself refuses any request to another host (ReDoc's sidebar loads its vendor's logo
-# from a CDN); inline script and styles are how both pages boot, workers ReDoc's search.
+# The browser itself refuses any request to another host, should a later copy of the scripts name
+# one; inline script and styles are how both pages boot, workers ReDoc's search.
 DOCS_POLICY = "; ".join(
     (
         "default-src 'self'",

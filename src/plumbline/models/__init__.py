@@ -5,6 +5,7 @@ from plumbline.models.audit import AuditLog
 from plumbline.models.billing import BillingEvent
 from plumbline.models.calendar_feed import CalendarFeed
 from plumbline.models.cloud import CloudAuthorization, CloudConnection
+from plumbline.models.demo import DemoLink
 from plumbline.models.digest import DigestRun, SchedulerLease
 from plumbline.models.drawing_ai import SheetResult
 from plumbline.models.event import EventLog, EventStream
@@ -80,6 +81,7 @@ __all__ = [
     "CalendarFeed",
     "CloudAuthorization",
     "CloudConnection",
+    "DemoLink",
     "DigestRun",
     "Downtime",
     "EmailInvite",

@@ -54,13 +54,16 @@ Items = Annotated[list[ItemIn], Field(max_length=MAX_ITEMS)]
 
 
 class ProposalCreate(Schema):
-    """``validUntil`` may be left out only with a ``templateId`` whose defaults name
-    ``validDays``; the template's body and tax apply where the request does not say."""
-
-    model_config = ConfigDict(json_schema_extra=one_of(("validUntil",), ("templateId",)))
+    """``validUntil`` left out (or null): valid for the template's ``validDays``, else for 30
+    days, to the end of that day on the project's clock; the template's body and tax apply where
+    the request does not say."""
 
     title: Title
-    valid_until: Instant | None = None
+    valid_until: Instant | None = Field(
+        None,
+        description="Left out or null: the end of the day, in the project's time zone, 30 days"
+        " from today (a template's validDays instead, when it names them)",
+    )
     template_id: str | None = Field(None, max_length=64)
     client_name: Short | None = None
     client_email: EmailAddress | None = None

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, time, timedelta
 from decimal import Decimal
 from functools import partial
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -33,6 +34,9 @@ from plumbline.proposal.status import DRAFT, EDITABLE
 from plumbline.proposal.templates import repository as template_repo
 from plumbline.records import add_record, soft_delete
 
+# How long a draft created without ``validUntil`` (nor a template's validDays) is valid.
+DEFAULT_VALID_DAYS = 30
+
 
 async def _from_template(
     db: AsyncSession,
@@ -51,8 +55,18 @@ async def _from_template(
     if "tax_percent" not in data.model_fields_set and template.tax_percent is not None:
         values["tax_percent"] = template.tax_percent
     if data.valid_until is None and template.valid_days is not None:
-        last_day = clock.today() + timedelta(days=template.valid_days)
-        values["valid_until"] = datetime.combine(last_day, time(23, 59, 59), UTC)
+        values["valid_until"] = valid_for(ctx, template.valid_days)
+
+
+def valid_for(ctx: ProjectContext, days: int) -> datetime:
+    """The end (23:59:59) of the day ``days`` after today, both on the project's clock (its time
+    zone; UTC when it names none we know)."""
+    try:
+        zone = ZoneInfo(ctx.project.timezone or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = ZoneInfo("UTC")
+    last_day = clock.now().astimezone(zone).date() + timedelta(days=days)
+    return datetime.combine(last_day, time(23, 59, 59), zone).astimezone(UTC)
 
 
 class ProposalService:
@@ -126,13 +140,13 @@ class ProposalService:
     ) -> dict[str, Any]:
         """A DRAFT priced from its items, with the project's currency and the next reference;
         a template fills the letter, tax and validity the request leaves out, and without
-        either a ``validUntil`` is required (400)."""
+        either the draft is valid for ``DEFAULT_VALID_DAYS``."""
         data.items = await material_items(db, ctx.workspace.id, data.items)
         values = {name: getattr(data, name) for name in COLUMNS}
         if data.template_id is not None:
             await _from_template(db, ctx, data.template_id, data, values)
         if values["valid_until"] is None:
-            raise InvalidField("validUntil", "Field required", error="Validation failed")
+            values["valid_until"] = valid_for(ctx, DEFAULT_VALID_DAYS)
         # Priced before the number is taken: refused input uses no reference.
         draft = Proposal(items=[])
         apply(draft, values)

@@ -1,8 +1,8 @@
 """saved views
 
-Revision ID: 0028_saved_views
-Revises: 0027_scim_user_external_id
-Create Date: 2026-12-01 09:00:00
+Revision ID: 0030_saved_views
+Revises: 0029_demo_links
+Create Date: 2026-12-01 11:00:00
 """
 
 from collections.abc import Sequence
@@ -12,8 +12,8 @@ from alembic import op
 
 import plumbline.db
 
-revision: str = "0028_saved_views"
-down_revision: str | Sequence[str] | None = "0027_scim_user_external_id"
+revision: str = "0030_saved_views"
+down_revision: str | Sequence[str] | None = "0029_demo_links"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
