@@ -255,6 +255,26 @@ async def test_a_form_without_its_csrf_token_or_key_is_refused(client: httpx.Asy
     assert await issue_count(world.project.id) == 0
 
 
+async def test_a_valid_token_from_another_site_is_refused(client: httpx.AsyncClient) -> None:
+    """One Origin rule for every form (issue 40 item 5): the portal's forms refused a valid CSRF
+    token sent from another site only when the account's forms did."""
+    world = await ops_world()
+    link = await make_link(client, world)
+    form = await open_form(client, link["token"])
+    email = f"riley-{new_id()}@example.com"
+    for origin in ("https://evil.example", "http://127.0.0.1:8000.evil.example"):
+        forged = await client.post(
+            page_url(link["token"]), data=form | fields(email), headers={"Origin": origin}
+        )
+        assert forged.status_code == 403 and "sent from another site" in forged.text, origin
+    # A page whose URL is a credential sends no referrer: its own form comes with Origin null.
+    ours = await client.post(
+        page_url(link["token"]), data=form | fields(email), headers={"Origin": "null"}
+    )
+    assert ours.status_code == 200, ours.text
+    assert await requests_of(world) == 1
+
+
 async def test_wrong_expired_and_withdrawn_links_are_pages(client: httpx.AsyncClient) -> None:
     world = await ops_world()
     clock.set_now(NOW)
