@@ -25,6 +25,7 @@ from plumbline.kit.money import number_text
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue, WorkOrderCost
 from plumbline.om.costs import repository as repo
+from plumbline.om.costs.overlap import own_time
 from plumbline.om.costs.repository import FIELDS
 from plumbline.om.costs.schemas import (
     CostFilters,
@@ -33,7 +34,6 @@ from plumbline.om.costs.schemas import (
     PartUse,
     TimerStart,
 )
-from plumbline.om.errors import LabourOverlap
 from plumbline.om.parts.service import counted, stock
 from plumbline.records.repository import assignable, rows_by_id
 
@@ -217,7 +217,7 @@ class CostService:
         """Who worked: the caller by default, else someone who may work on the project. The
         person's labour writes in the workspace take turns from here on (PostgreSQL: a lock
         held until the transaction ends), so two concurrent ones cannot both pass
-        ``_own_time``."""
+        ``overlap.own_time``."""
         if user_id is None:
             if ctx.user_id is None:
                 raise InvalidField("userId", "an API key logs labour for a named person")
@@ -236,31 +236,6 @@ class CostService:
         if rate is None:
             raise InvalidField("hourlyRate", "this person has no labour rate: give one")
         return Decimal(rate.hourly_rate)
-
-    async def _own_time(
-        self,
-        db: AsyncSession,
-        ctx: ProjectContext,
-        user_id: str,
-        start: datetime,
-        end: datetime | None,
-        *,
-        entry_id: str | None = None,
-    ) -> None:
-        """409 ``LABOUR_OVERLAP`` when [start, end) (end None: from start on) shares time with
-        another timed labour entry of the person in the workspace, on any work order of any
-        project (touching end to start is fine); called under the person's lock (``_person``)."""
-        other = await repo.overlapping(db, ctx.workspace.id, user_id, start, end, entry_id)
-        if other is not None:
-            raise LabourOverlap(
-                {
-                    "id": other.id,
-                    "workOrderId": other.work_order_id,
-                    "projectId": other.project_id,
-                    "startedAt": clock.iso(other.started_at),
-                    "endedAt": clock.iso(other.ended_at),
-                }
-            )
 
     async def log_labour(
         self, db: AsyncSession, ctx: ProjectContext, issue_id: str, body: LabourCreate
@@ -285,7 +260,7 @@ class CostService:
         user_id = await self._person(db, ctx, body.user_id)
         rate = await self._rate(db, ctx, user_id, body.hourly_rate)
         if started is not None:
-            await self._own_time(db, ctx, user_id, started, ended)
+            await own_time(db, ctx, user_id, started, ended)
         line = await self._add(
             db,
             ctx,
@@ -313,7 +288,7 @@ class CostService:
             raise TimerRunning()
         rate = await self._rate(db, ctx, user_id, body.hourly_rate)
         now = clock.now()
-        await self._own_time(db, ctx, user_id, now, None)
+        await own_time(db, ctx, user_id, now, None)
         line = await self._add(
             db,
             ctx,
@@ -346,7 +321,7 @@ class CostService:
                 "This timer ran longer than 24 hours: delete it and log the time by hand",
                 code="TIMER_TOO_LONG",
             )
-        await self._own_time(db, ctx, user_id, started, now, entry_id=line.id)
+        await own_time(db, ctx, user_id, started, now, entry_id=line.id)
         seconds = Decimal(max((now - started).total_seconds(), 0))
         before = view(FIELDS.read(FIELDS.of(line)))
         line.running = False
