@@ -46,6 +46,7 @@ def environment() -> Environment:
         date=i18n.format_day,
         short_day=i18n.format_short_day,
         moment=i18n.format_moment,
+        ago=i18n.format_ago,
         amount=i18n.format_number,
         currency=i18n.format_money,
         pairs=pairs,
