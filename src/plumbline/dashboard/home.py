@@ -50,6 +50,8 @@ VERBS = {
     "expired": "expired",
     "status_changed": "updated",
 }
+# The project's set-up (keys, hooks, feeds, sign-in): not the work a home reports.
+SETUP = {"api_key", "webhook", "calendar_feed", "identity_provider", "sso", "labour_rate"}
 # Where a record of the feed opens in the app, by its audit entity type.
 PATHS = {"issue": "issues", "rfi": "rfi", "punch_item": "punch", "proposal": "proposals"}
 
@@ -93,8 +95,9 @@ async def _names(db: AsyncSession, user_ids: set[str]) -> dict[str, str]:
 
 
 async def recent(db: AsyncSession, ctx: ProjectContext, feed: list[dict[str, Any]]) -> list[Any]:
-    """The latest entries of the feed as statements (actor, verb, record, new status)."""
-    feed = feed[:RECENT_STATEMENTS]
+    """The latest entries of the feed about the work (not the set-up) as statements: actor,
+    verb, record, new status."""
+    feed = [e for e in feed if e["entityType"] not in SETUP][:RECENT_STATEMENTS]
     ids: dict[str, list[str]] = defaultdict(list)
     for entry in feed:
         if entry["entityId"]:

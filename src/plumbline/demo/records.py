@@ -34,7 +34,8 @@ async def populate(team: Team, project_id: str) -> list[Link]:
     with back(0.5):
         links += await proposals.populate(api, base)
     links += await operations.populate(api, base)
-    await planning.populate(api, project_id)
+    with back(11):  # the schedule and its materials, planned at the start
+        await planning.populate(api, project_id)
     await populate_sheets(api, project_id)
     links += await _calendar_feed(api, base)
     await issues.todays_round(team, base, issue_ids)

@@ -127,6 +127,8 @@ async def seed() -> DemoProject:
         with back(13):  # the company set up its workspace, team and projects two weeks ago
             workspace = await api("POST", "/api/v1/workspaces", json={"name": WORKSPACE_NAME})
             team = await people.add_team(api, workspace["id"])
+            # The flagship last: the workspace lists its newest project first.
+            others = await portfolio.create_projects(team, workspace["id"])
             project = await api(
                 "POST",
                 f"/api/v1/workspaces/{workspace['id']}/projects",
@@ -139,7 +141,6 @@ async def seed() -> DemoProject:
                     "endDate": day(240),
                 },
             )
-            others = await portfolio.create_projects(team, workspace["id"])
             await people.add_contractor(team, workspace["id"], project["id"])
         links = await populate(team, project["id"])
         await portfolio.populate(team, others)
