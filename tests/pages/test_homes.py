@@ -190,7 +190,7 @@ async def test_the_project_home_has_its_numbers_its_changes_and_what_is_mine(
     html = page.text
     figures = tiles(html)
     assert figures["Open issues"] == ("3", f"{path}/issues?status=OPEN,IN_PROGRESS")
-    assert figures["Overdue"][0] == "3"
+    assert figures["Overdue items"][0] == "3"
     assert figures["Open RFIs"] == ("1", f"{path}/rfi?status=OPEN,IN_REVIEW")
     assert figures["Open punch items"][0] == "1"
     assert figures["Open work orders"] == (
