@@ -8,8 +8,10 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import func, select
 
+from plumbline.config import settings
 from plumbline.db import database
 from plumbline.kit import clock
 from plumbline.models import Project
@@ -21,6 +23,7 @@ from tests.factories import (
     create_project,
     external,
     make_world,
+    set_workspace,
 )
 
 
@@ -279,3 +282,18 @@ async def test_the_homes_run_a_fixed_number_of_statements(client: httpx.AsyncCli
     await post(client, world.member, f"/projects/{world.project.id}/rfi", title="Another")
     assert await _statements(client, world.manager, home) == one
     assert await _statements(client, world.manager, project_home) == one_project
+
+
+async def test_storage_is_shown_against_the_plans_limit_when_there_is_one(
+    client: httpx.AsyncClient, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await set_workspace(world.workspace.id, storage_used_bytes=3_000_000_000)
+    home = f"/app/workspaces/{world.workspace.id}"
+    unlimited = await client.get(home, headers=world.owner.headers)
+    assert "3.0 GB" in unlimited.text and "<meter" not in unlimited.text
+    monkeypatch.setattr(settings, "billing", "local")  # the trial's 10 GiB
+    limited = await client.get(home, headers=world.owner.headers)
+    assert "3.0 GB of 10.7 GB" in limited.text
+    assert re.search(
+        r'<meter class="meter" min="0" max="10737418240"[^>]* value="3000000000"', limited.text
+    )
