@@ -72,11 +72,9 @@ def _statement(
     href = None
     if path and title is not None and verb != "deleted":
         href = f"/app/projects/{entry['projectId']}/{path}/{entry['entityId']}"
-    actor = names.get(entry["actorUserId"] or "")
-    if actor is None:
-        actor = {"key": "API key", "public": "client", "system": "Plumbline"}.get(entry["actor"])
     return {
-        "actor": actor,
+        "actor": names.get(entry["actorUserId"] or ""),  # None: a key, the public, the system
+        "actorKind": entry["actor"],
         "verb": verb,
         "kind": kind,
         "number": number,
