@@ -63,3 +63,12 @@ def page_for(href: str | None) -> str:
     if len(parts) >= 3 and parts[2] in {area.key for area in AREAS}:
         return "/app/" + "/".join(parts)
     return project
+
+
+def linkable(href: str | None) -> str | None:
+    """``href`` (an ``/app/projects/{p}/<area>...`` page) when that area has pages, else None:
+    a figure or a line about a record of an area still without pages is shown, not linked."""
+    parts = (href or "").split("?")[0].strip("/").split("/")
+    if len(parts) >= 4 and parts[:2] == ["app", "projects"]:
+        return href if parts[3] in {area.key for area in AREAS} else None
+    return href or None

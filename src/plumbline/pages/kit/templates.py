@@ -10,6 +10,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from plumbline.kit import clock
 from plumbline.pages.kit import i18n
+from plumbline.pages.kit.nav import linkable
 from plumbline.pages.kit.static import static_url
 from plumbline.proposal.document.letter import day, money, number
 
@@ -51,5 +52,6 @@ def environment() -> Environment:
         amount=i18n.format_number,
         currency=i18n.format_money,
         pairs=pairs,
+        linkable=linkable,
     )
     return env
