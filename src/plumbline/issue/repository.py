@@ -282,7 +282,7 @@ async def insert_comment(db: AsyncSession, values: dict[str, Any]) -> None:
 
 async def history(
     db: AsyncSession, project_id: str, issue_id: str, limit: int
-) -> Sequence[Row[Any]]:
+) -> Sequence[Any]:
     """The issue's audit entries, newest first, with their author's name: action, changes,
     time, actor kind, name."""
     query = (
