@@ -65,9 +65,10 @@ def photo_limits() -> dict[str, Any]:
 
 
 def transitions(status: str) -> list[str]:
-    """The statuses an issue may move to from ``status``: the service lets any follow any
-    other (``IssueService.change``)."""
-    return [s for s in STATUSES if s != status]
+    """The statuses an issue may move to from ``status`` (the service lets any follow any
+    other: ``IssueService.change``), the next ones in the usual flow first."""
+    at = STATUSES.index(status) if status in STATUSES else 0
+    return [*STATUSES[at + 1 :], *reversed(STATUSES[:at])]
 
 
 def _lines(rows: Any, names: dict[str, str]) -> list[Line]:
