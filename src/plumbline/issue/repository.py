@@ -280,9 +280,7 @@ async def insert_comment(db: AsyncSession, values: dict[str, Any]) -> None:
     await db.execute(insert(IssueComment).values(**values))
 
 
-async def history(
-    db: AsyncSession, project_id: str, issue_id: str, limit: int
-) -> Sequence[Any]:
+async def history(db: AsyncSession, project_id: str, issue_id: str, limit: int) -> Sequence[Any]:
     """The issue's audit entries, newest first, with their author's name: action, changes,
     time, actor kind, name."""
     query = (
