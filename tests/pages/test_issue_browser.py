@@ -28,8 +28,11 @@ WATCH_PROGRESS = """() => {
     if (bar && !bar.hidden && bar.value > 0) window.progressSeen = true;
   }).observe(document.body, {subtree: true, attributes: true, childList: true});
   const bar = () => document.querySelector("#photos progress");
-  const tick = () => { const b = bar(); if (b && !b.hidden && b.value > 0) window.progressSeen = true;
-    if (!window.progressSeen) requestAnimationFrame(tick); };
+  const tick = () => {
+    const b = bar();
+    if (b && !b.hidden && b.value > 0) window.progressSeen = true;
+    if (!window.progressSeen) requestAnimationFrame(tick);
+  };
   requestAnimationFrame(tick);
 }"""
 
