@@ -110,6 +110,7 @@ async def test_a_work_order_shows_its_cost_lines(client: httpx.AsyncClient) -> N
     assert line.status_code == 200, line.text
     html = (await client.get(page_url(world, order["id"]), headers=world.manager.headers)).text
     assert "Van to site" in html and "$42.50" in html and "Total" in html
+    assert "Max Manager changed the total cost from $0.00 to $42.50" in html
     assert "Work order type" in html and "Corrective" in html
 
 

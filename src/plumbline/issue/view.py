@@ -82,6 +82,8 @@ def _lines(rows: Any, names: dict[str, str]) -> list[Line]:
                 before, after = pair
                 if field == "assigneeId":
                     before, after = names.get(before, before), names.get(after, after)
+                elif field == "costs":  # the totals om.costs keeps: the total says it
+                    before, after = (before or {}).get("total"), (after or {}).get("total")
                 lines.append(Line(who, "changed", at, field, before, after))
         elif action in ("issue.created", "issue.commented", "issue.deleted"):
             lines.append(Line(who, action.removeprefix("issue."), at))
