@@ -15,6 +15,7 @@ from fastapi import routing
 from fastapi.routing import APIRoute
 
 from tests.factories import World, make_world
+from tests.issue.helpers import create_issue
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ PAGES: dict[str, Row] = {
     "/app/projects/{projectId}": Row(),
     "/app/projects/{projectId}/more": Row(),
     "/app/projects/{projectId}/issues": Row(),
+    "/app/projects/{projectId}/issues/{issueId}": Row(),
     # The person's own: anyone signed in opens them (another workspace's person too).
     "/app/notifications": Row(stranger=200),
     "/app/notifications/bell": Row(stranger=200),
@@ -70,8 +72,8 @@ async def walk_world() -> dict[str, Any]:
     return {"world": world, "stranger": stranger}
 
 
-def concrete(path: str, world: World) -> str:
-    values = {"workspaceId": world.workspace.id, "projectId": world.project.id}
+def concrete(path: str, world: World, **ids: str) -> str:
+    values = {"workspaceId": world.workspace.id, "projectId": world.project.id, **ids}
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 
@@ -79,8 +81,9 @@ async def test_each_page_for_a_member_a_stranger_and_a_visitor(
     client: httpx.AsyncClient, walk_world: dict[str, Any]
 ) -> None:
     world, stranger = walk_world["world"], walk_world["stranger"]
+    issue = await create_issue(client, world.project.id, world.member.headers)
     for template, row in PAGES.items():
-        path = concrete(template, world)
+        path = concrete(template, world, issueId=issue["id"])
         member = await client.get(path, headers=world.manager.headers)
         assert member.status_code == row.member, (path, member.status_code, member.text[:300])
         if row.member == 200:

@@ -23,6 +23,7 @@ from plumbline.pages import (
     workspaces,
 )
 from plumbline.pages.issues import listing as issue_listing
+from plumbline.pages.issues import record as issue_record
 from plumbline.pages.kit import static_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
@@ -36,6 +37,7 @@ routers: tuple[APIRouter, ...] = (
     workspaces.router,
     projects.router,
     issue_listing.router,
+    issue_record.router,
     views.router,
     live.router,
     notifications.router,
