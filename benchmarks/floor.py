@@ -91,7 +91,7 @@ def _statement(sql: str) -> TextClause | TextualSelect:
     if sql == baselines.KEY_PROJECT_SQL:
         return statement.columns(*_KEY_COLUMNS)
     if sql == baselines.INSERT_SQL:
-        return statement.bindparams(bindparam("p16", type_=JSONB))
+        return statement.bindparams(bindparam("p16", type_=JSONB), bindparam("p19", type_=JSONB))
     return statement
 
 
@@ -286,7 +286,10 @@ def _projects_floor(routes_ahead: bool) -> FastAPI:
     async def list_projects(workspaceId: str, request: Request) -> Response:
         async with core_autocommit() as conn:
             status, body, headers = await baselines.list_projects(
-                conn, request.cookies.get("auth.session_token"), workspaceId, request.url.path
+                conn,
+                request.cookies.get("auth.session_token"),
+                workspaceId,
+                baselines.ListPage(str(request.url.replace(query="")), request.url.query),
             )
         return Response(
             body,

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -102,6 +103,35 @@ def serve(app: str, env: dict[str, str], *, factory: bool) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def difference(app: Any, baseline: Any, where: str = "") -> str | None:
+    """Where two JSON values first differ (a path and both values), or None when equal."""
+    if isinstance(app, dict) and isinstance(baseline, dict):
+        for key in sorted(app.keys() | baseline.keys()):
+            if key not in app or key not in baseline:
+                side = "the baseline" if key not in baseline else "the app"
+                return f"{where}.{key}: missing from {side}"
+            found = difference(app[key], baseline[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(app, list | tuple) and isinstance(baseline, list | tuple):
+        if len(app) != len(baseline):
+            return f"{where}: {len(app)} items from the app, {len(baseline)} from the baseline"
+        for i, (a, b) in enumerate(zip(app, baseline, strict=True)):
+            found = difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return None if app == baseline else f"{where}: app {app!r}, baseline {baseline!r}"
+
+
+def same(what: str, app: Any, baseline: Any) -> None:
+    """Fails, naming the first difference, unless the app and its baseline answered alike."""
+    found = difference(app, baseline)
+    if found is not None:
+        raise AssertionError(f"{what}: the app and the baseline differ at {found}")
 
 
 @dataclass
