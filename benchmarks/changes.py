@@ -16,7 +16,7 @@ import sys
 
 import orjson
 
-from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
+from benchmarks.harness import check_main, describe, fresh_database, report, seed, serve, wrk
 
 EVENTS = int(os.environ.get("BENCH_EVENTS", "1000"))
 
@@ -74,6 +74,11 @@ def main() -> None:
         print(f"SQL statements per feed page: {listed_counts} ({'fixed' if fixed else 'GROWS'})")
         if not fixed:
             sys.exit(1)
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_EVENTS": "10"})
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.selectable import TextualSelect
 
 from benchmarks import baselines
-from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
+from benchmarks.harness import check_main, describe, fresh_database, report, seed, serve, wrk
 from plumbline.app import TELEMETRY_OFF
 from plumbline.issue.schemas import IssueCreate
 
@@ -378,6 +378,12 @@ def main() -> None:
         report(
             f"POST /projects/{{p}}/issues: {name}", results[name], results["baseline"], TARGET, name
         )
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_FLOOR_ROUTE": ""})
+    check_main(__name__, {"BENCH_FLOOR_ROUTE": "projects", "BENCH_PROJECTS": "5"})
 
 
 if __name__ == "__main__":

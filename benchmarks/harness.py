@@ -26,6 +26,17 @@ DURATION = int(os.environ.get("BENCH_SECONDS", "10"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 # How long a server may take to answer its first request: over 30 s on a busy 2-core machine.
 START_SECONDS = int(os.environ.get("BENCH_START_SECONDS", "120"))
+# A check (``python -m benchmarks --check``): each benchmark's set-up and first requests at a
+# small size, its comparisons and assertions included; ``wrk`` sends one request instead of a
+# run and ``benchmarks.instructions`` counts nothing (no valgrind).
+CHECKING = os.environ.get("BENCH_CHECK") == "1"
+
+
+def check_main(module: str, sizes: dict[str, str], *args: str) -> None:
+    """``python -m module`` as a check: in its own interpreter, with ``BENCH_CHECK=1`` and the
+    small ``sizes`` (environment settings the module reads when imported)."""
+    env = {**os.environ, **sizes, "BENCH_CHECK": "1"}
+    subprocess.run([sys.executable, "-m", module, *args], env=env, check=True)
 
 
 def free_port() -> int:
@@ -157,7 +168,9 @@ def wrk(
     seconds: int = DURATION,
 ) -> Result:
     """Drive ``url`` with wrk for BENCH_SECONDS over BENCH_CONNECTIONS connections (unless
-    given)."""
+    given); when checking, one request that must answer 2xx."""
+    if CHECKING:
+        return _one_request(url, headers, method, body)
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: apt-get install -y wrk")
     lines = [f'wrk.method = "{method}"']
@@ -193,6 +206,14 @@ def wrk(
         int(errors.group(1)) if errors else 0,
         int(timeouts.group(1)) if timeouts else 0,
     )
+
+
+def _one_request(url: str, headers: dict[str, str], method: str, body: str | None) -> Result:
+    started = time.perf_counter()
+    answer = httpx.request(method, url, headers=headers, content=body, timeout=120)
+    assert answer.is_success, f"{method} {url}: {answer.status_code} {answer.text[:300]}"
+    ms = (time.perf_counter() - started) * 1000
+    return Result(1000 / ms, ms, ms, 0)
 
 
 def report(

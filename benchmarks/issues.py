@@ -73,23 +73,31 @@ def check() -> None:
         headers = {"x-api-key": seeded["key"]}
         post_headers = {**headers, "Content-Type": "application/json"}
         path = f"/projects/{seeded['projectId']}/issues"
-        answers = {}
-        for name, app, factory, prefix in SERVERS:
-            with serve(app, env, factory=factory) as base_url:
-                pages = [
+        (_, app, factory, prefix), (_, base_app, base_factory, _) = SERVERS
+        with (
+            serve(app, env, factory=factory) as url,
+            serve(base_app, env, factory=base_factory) as base,
+        ):
+            sides = {"plumbline": (url, prefix), "baseline": (base, "")}
+            answers: dict[str, Any] = {
+                name: [
                     _list_answer(base_url, prefix, path, query, headers)
                     for query in ("", "?limit=1000", "?limit=10")
                 ]
-                made = httpx.post(
+                for name, (base_url, prefix) in sides.items()
+            }
+            made = {}
+            for name, (base_url, prefix) in sides.items():  # after both read the same rows
+                answer = httpx.post(
                     f"{base_url}{prefix}{path}", headers=post_headers, content=CREATE_BODY
                 )
-                assert made.status_code == 200, made.text[:300]
-                answers[name] = (pages, _stable(made.json()))
-        default, whole, short = answers["plumbline"][0]
+                assert answer.status_code == 200, answer.text[:300]
+                made[name] = _stable(answer.json())
+        default, whole, short = answers["plumbline"]
         assert len(default[0]) == 100 and default[1], "the default page: 100 rows and a Link"
         assert len(whole[0]) == 101 and whole[1] is None and len(short[0]) == 10
-        same("list pages", answers["plumbline"][0], answers["baseline"][0])
-        same("create", answers["plumbline"][1], answers["baseline"][1])
+        same("the list pages", answers["plumbline"], answers["baseline"])
+        same("the create", made["plumbline"], made["baseline"])
         issues, audited = asyncio.run(_writes(env["BENCH_DSN"]))
         assert issues == audited == 2, f"{issues} issues created, {audited} audit rows"
 
