@@ -41,7 +41,7 @@ async def _count_statements(project_id: str, key: str) -> dict[int, int]:
         url = f"/api/v1/projects/{project_id}/changes"
         await client.get(url, headers={"x-api-key": key}, params={"limit": 1})  # warm
         event.listen(database.engine.sync_engine, "before_cursor_execute", count)
-        for size in (1, 10, 100, EVENTS):
+        for size in dict.fromkeys(n for n in (1, 10, 100, EVENTS) if n <= EVENTS):
             statements.clear()
             answer = await client.get(url, headers={"x-api-key": key}, params={"limit": size})
             assert answer.status_code == 200 and len(answer.json()["changes"]) == size
