@@ -1,6 +1,6 @@
-"""``/`` and ``/app/``: the door into the app (the person's last workspace, else their first,
-else the form that creates one; sign in first when nobody is); the language choice; the
-shortcuts."""
+"""``/app/``: the door into the app (the person's last workspace, else their first, else the
+form that creates one; sign in first when nobody is; ``/`` leads here, ``home/endpoints.py``);
+the language choice; the shortcuts."""
 
 from __future__ import annotations
 
@@ -17,13 +17,6 @@ from plumbline.pages.kit.shell import WORKSPACE_COOKIE, page, shell
 from plumbline.routing import make_router
 
 router = make_router(tags=["pages"], include_in_schema=False)
-
-
-@router.get("/", dependencies=[Public])
-async def root(request: Request, db: DB) -> Response:
-    """The site's address: a signed-in person into the app, anyone else to sign in."""
-    principal = await signed_in(request, db)
-    return RedirectResponse("/app/" if principal else "/account/sign-in", status_code=303)
 
 
 @router.get("/app", dependencies=[Public])
