@@ -99,7 +99,9 @@ def error_page(error: AppError, request: Request | None = None) -> Response:
             {"type": "http", "method": "GET", "path": "/", "headers": [], "query_string": b""}
         )
     headers = dict(error.headers or {})
-    if request.headers.get("hx-request") and status < 500:
+    boosted = request.headers.get("hx-boosted") == "true"
+    if request.headers.get("hx-request") and not boosted and status < 500:
         # htmx swaps nothing on an error status: the page's own handler shows the message.
+        # A boosted link or form is a navigation: its error page is shown (app.js).
         headers["HX-Reswap"] = "none"
     return render(request, "error.html", status=status, headers=headers, **context)

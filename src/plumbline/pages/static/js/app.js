@@ -67,6 +67,16 @@ document.addEventListener("change", (event) => {
 document.addEventListener("htmx:afterSettle", updateBulk);
 updateBulk();
 
+// A boosted link or form is a navigation: a refusal is a page to show (a form again with its
+// errors beside the fields, the 404 page), unless the server says to swap nothing.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const { xhr, boosted } = event.detail;
+  if (boosted && xhr.status >= 400 && !xhr.getResponseHeader("HX-Reswap")) {
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
+  }
+});
+
 // A flash message is read, then fades from the layout on the next navigation.
 document.addEventListener("htmx:beforeSwap", () => {
   for (const f of document.querySelectorAll(".flash")) f.remove();
