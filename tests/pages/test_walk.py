@@ -35,9 +35,13 @@ PAGES: dict[str, Row] = {
     "/app/projects/{projectId}": Row(),
     "/app/projects/{projectId}/more": Row(),
     "/app/projects/{projectId}/issues": Row(),
+    # The person's own: anyone signed in opens them (another workspace's person too).
+    "/app/notifications": Row(stranger=200),
+    "/app/notifications/bell": Row(stranger=200),
+    "/app/search": Row(stranger=200),
 }
 # Routes under /app that are not pages to open: streams and form targets.
-NOT_PAGES = {"/app", "/app/projects/{projectId}/live"}
+NOT_PAGES = {"/app", "/app/live", "/app/projects/{projectId}/live"}
 
 
 def page_routes(app: Any) -> list[str]:

@@ -14,9 +14,11 @@ from plumbline.pages import (
     account_links,
     door,
     live,
+    notifications,
     occupant,
     projects,
     proposal,
+    search,
     views,
     workspaces,
 )
@@ -36,4 +38,6 @@ routers: tuple[APIRouter, ...] = (
     issue_listing.router,
     views.router,
     live.router,
+    notifications.router,
+    search.router,
 )

@@ -50,3 +50,16 @@ def project_links(ctx: ProjectContext) -> list[Link]:
             continue
         links.append(Link(area.key, _(area.label), f"{base}/{area.key}", area.icon, area.phone))
     return links
+
+
+def page_for(href: str | None) -> str:
+    """The app's page of a record a notification (or an audit entry) names by its API path
+    (``/projects/{p}/issues/{id}``): the area's page when the area has pages, else the
+    project's home; anything else, the app's door."""
+    parts = (href or "").strip("/").split("/")
+    if len(parts) < 2 or parts[0] != "projects" or not parts[1]:
+        return "/app/"
+    project = f"/app/projects/{parts[1]}"
+    if len(parts) >= 3 and parts[2] in {area.key for area in AREAS}:
+        return "/app/" + "/".join(parts)
+    return project
