@@ -71,7 +71,7 @@ def serve(
     # Listening before the app loads: a request sent once the URL shows waits instead of failing.
     sock.listen(config.backlog)
     url = settings.serve_on(host, sock.getsockname()[1])
-    console.print(f"Plumbline listening on [bold]{url}[/] (docs: /api/v1/docs)")
+    console.print(f"Plumbline listening on [bold]{url}[/] (the app: /app/, API docs: /api/v1/docs)")
     banner: list[str] = []
 
     async def seed_demo() -> None:
@@ -175,7 +175,9 @@ def _demo_lines(
     head = f"[bold]Plumbline[/] demo {made} at {url}"
     if made is None:
         head = f"[bold]Plumbline[/] demo at {url} ({SEEDED_BEFORE})"
-    lines = [head, *_login_lines(account, url)]
+    # The app first: it is what a person opens; the API's docs, key and links follow.
+    app = f"{url}/app/workspaces/{project.workspace_id}" if project else f"{url}/app/"
+    lines = [head, f"  open the app: {app}", *_login_lines(account, url)]
     if project is None:
         return [*lines, "  No demo project here: seed one with `plumbline demo`."]
     if project.api_key is None:
