@@ -104,10 +104,11 @@ async def in_chromium(drive: Callable[[Browser], T]) -> T:
 
 
 def open_page(browser: Browser, **options: Any) -> Page:
-    """A new context at 390x844 or ``viewport`` (its own cookies: another tab of another
-    person); every console error (a Content-Security-Policy refusal among them) lands in
-    ``page.problems``."""
-    context = browser.new_context(**{"viewport": VIEWPORT, **options})
+    """A new context at 390x844 unless ``viewport=`` says otherwise (its own cookies: another
+    tab of another person); every console error (a Content-Security-Policy refusal among
+    them) lands in ``page.problems``."""
+    options.setdefault("viewport", VIEWPORT)
+    context = browser.new_context(**options)
     page = context.new_page()
     problems: list[str] = []
 

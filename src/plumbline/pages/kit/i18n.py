@@ -59,6 +59,14 @@ def speaking(lang: str) -> Iterator[None]:
         _current.reset(token)
 
 
+def choose(chosen: str | None, accept_language: str | None) -> str:
+    """The request's language for the strings its handler makes before rendering (a form's
+    errors, a flash): set for the rest of the request, which ``render`` then speaks too."""
+    lang = negotiate(chosen, accept_language)
+    _current.set(lang)
+    return lang
+
+
 def gettext(message: str, **variables: object) -> str:
     """``message`` in the page's language; ``%(name)s`` filled from ``variables``."""
     text = translations(_current.get()).ugettext(message)

@@ -68,8 +68,9 @@ document.addEventListener("htmx:afterSettle", updateBulk);
 updateBulk();
 
 // A form's refusal is an answer too: 400, 409 and 422 are the form again with each error beside
-// its field, swapped like a success (htmx 2 swaps no 4xx by default). Any other refusal, or the
-// error page (it says HX-Reswap: none), replaces the page's main content with the error page.
+// its field, swapped like a success (htmx 2 swaps no 4xx by default). A boosted link or form is
+// a navigation: its refusal is the page to show (the form again, the 404 page). Any other
+// refusal, or the error page (it says HX-Reswap: none), replaces the page's main content.
 const FORM_ANSWERS = ["400", "409", "422"];
 window.htmx.config.responseHandling = [
   { code: "204", swap: false },
@@ -82,6 +83,11 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   const status = detail.xhr.status;
   if (status < 400) return;
   const errorPage = detail.xhr.getResponseHeader("HX-Reswap") === "none";
+  if (detail.boosted && !errorPage) {
+    detail.shouldSwap = true;
+    detail.isError = false;
+    return;
+  }
   if (FORM_ANSWERS.includes(String(status)) && !errorPage) return;
   const main = document.getElementById("main");
   detail.shouldSwap = true;
