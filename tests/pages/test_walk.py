@@ -35,6 +35,8 @@ PAGES: dict[str, Row] = {
     "/app/projects/{projectId}": Row(),
     "/app/projects/{projectId}/more": Row(),
     "/app/projects/{projectId}/issues": Row(),
+    "/app/projects/{projectId}/issues/board": Row(),
+    "/app/projects/{projectId}/issues/new": Row(),
 }
 # Routes under /app that are not pages to open: streams and form targets.
 NOT_PAGES = {"/app", "/app/projects/{projectId}/live"}

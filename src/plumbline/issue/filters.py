@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Annotated
+from urllib.parse import parse_qsl
 
 from fastapi import Depends, Query
 
@@ -85,3 +86,16 @@ async def issue_filters(
 
 
 Filters = Annotated[IssueFilters, Depends(issue_filters)]
+
+
+async def filters_of_query(query: str) -> IssueFilters:
+    """The list's filters of a view's query string (a page's "all that match")."""
+    params = dict(parse_qsl(query))
+    return await issue_filters(
+        status=params.get("status"),
+        priority=params.get("priority"),
+        issue_kind=params.get("issueKind"),
+        assignee_id=params.get("assigneeId"),
+        q=(params.get("q") or "")[:200] or None,
+        overdue=params.get("overdue") in ("1", "true"),
+    )

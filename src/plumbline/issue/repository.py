@@ -14,6 +14,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     exists,
+    func,
     insert,
     or_,
     select,
@@ -136,6 +137,20 @@ async def list_rows(
     query = page.apply_order(select(*FIELDS.columns, HAS_PHOTOS).where(*where), ID, order)
     query = search.inline(query, filters.q)
     return (await db.execute(query)).all()
+
+
+async def count(db: AsyncSession, vis: Visibility, filters: IssueFilters) -> int:
+    where = filtered(vis, replace(filters, updated_since=None))
+    query = search.inline(select(func.count()).select_from(Issue).where(*where), filters.q)
+    return int((await db.execute(query)).scalar_one())
+
+
+async def matching_ids(
+    db: AsyncSession, vis: Visibility, filters: IssueFilters, most: int
+) -> list[str]:
+    """The ids of the issues the filters match (``most`` + 1 at most: the caller refuses more)."""
+    query = select(T.id).where(*filtered(vis, filters)).order_by(T.id).limit(most + 1)
+    return list((await db.execute(query)).scalars())
 
 
 async def rows_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Any]:

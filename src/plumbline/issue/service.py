@@ -31,6 +31,7 @@ from plumbline.kit.ordering import Order
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
 from plumbline.records import Notice, references, soft_delete
+from plumbline.records import repository as records_repo
 from plumbline.records.references import ASSET, FILE, FILE_VERSION, MAINTENANCE_SCHEDULE
 from plumbline.records.repository import file_of_version
 from plumbline.viewer.events import publish_to_version
@@ -153,6 +154,13 @@ class IssueService:
         return [
             FIELDS.row(row, referencePhotos=by_issue.get(row[0], NO_PHOTOS)) for row in rows
         ], headers
+
+    async def count(self, db: AsyncSession, ctx: ProjectContext, filters: IssueFilters) -> int:
+        """How many issues the filters match (a list's "all N that match")."""
+        return await repo.count(db, require_shared(ctx), filters.of_caller(ctx.user_id))
+
+    async def assignees(self, db: AsyncSession, ctx: ProjectContext) -> list[tuple[str, str]]:
+        return await records_repo.assignees(db, ctx)
 
     def export(
         self, ctx: ProjectContext, filters: IssueFilters

@@ -20,6 +20,8 @@ from plumbline.pages import (
     views,
     workspaces,
 )
+from plumbline.pages.issues import actions as issue_actions
+from plumbline.pages.issues import create as issue_create
 from plumbline.pages.issues import listing as issue_listing
 from plumbline.pages.kit import static_router
 
@@ -33,7 +35,10 @@ routers: tuple[APIRouter, ...] = (
     door.router,
     workspaces.router,
     projects.router,
+    # Before the issue page's ``/issues/{issueId}``: ``board`` and ``new`` are not ids.
     issue_listing.router,
+    issue_create.router,
+    issue_actions.router,
     views.router,
     live.router,
 )

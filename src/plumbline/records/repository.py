@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from plumbline.authz.permissions import ProjectRole
 from plumbline.authz.project import ProjectContext
 from plumbline.db import Rows
-from plumbline.models import FileVersion, Membership, ProjectMember
+from plumbline.models import FileVersion, Membership, ProjectMember, User
 from plumbline.records.fields import Fields
 
 CONTRIBUTORS = (ProjectRole.CONTRACTOR.value, ProjectRole.SUBCONTRACTOR.value)
@@ -50,11 +50,44 @@ async def assignable(
     )
     found: dict[str, bool] = {}
     for user_id, external, restricted, named, role in rows.tuples():
-        if not external and (named is not None or not restricted):
-            found[user_id] = True
-        elif external and named is not None and role in CONTRIBUTORS:
-            found[user_id] = False
+        if _may_take(external, restricted, named, role):
+            found[user_id] = not external
     return found
+
+
+def _may_take(external: bool, restricted: bool, named: str | None, role: str | None) -> bool:
+    if not external:
+        return named is not None or not restricted
+    return named is not None and role in CONTRIBUTORS
+
+
+async def assignees(db: AsyncSession, ctx: ProjectContext) -> list[tuple[str, str]]:
+    """Everyone ``assignable`` on the project, as (user id, name), by name: one query."""
+    rows = await db.execute(
+        select(
+            Membership.user_id,
+            Membership.is_external,
+            Membership.restricted,
+            ProjectMember.id,
+            ProjectMember.project_role,
+            User.name,
+        )
+        .join(User, User.id == Membership.user_id)
+        .outerjoin(
+            ProjectMember,
+            and_(
+                ProjectMember.project_id == ctx.project.id,
+                ProjectMember.user_id == Membership.user_id,
+            ),
+        )
+        .where(Membership.workspace_id == ctx.workspace.id)
+        .order_by(User.name, Membership.user_id)
+    )
+    return [
+        (user_id, name)
+        for user_id, external, restricted, named, role, name in rows.tuples()
+        if _may_take(external, restricted, named, role)
+    ]
 
 
 async def live_ids(
