@@ -4,52 +4,19 @@ NULL due dates last), the assignee (me, none) and overdue filters."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import insert
 
-from plumbline.db import database
 from plumbline.issue.orders import PRIORITY_RANK
 from plumbline.kit import clock
-from plumbline.kit.ids import new_id
-from plumbline.models import Issue
-from tests.factories import World
+from tests.factories import World, seed_issues
 from tests.issue.helpers import issues_url
-
-PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
 
 
 async def _seed(world: World, count: int = 23) -> list[dict[str, Any]]:
-    """Rows with repeated keys (ties), some without a due date, varied update times."""
-    now = clock.now()
-    today = clock.today()
-    rows = [
-        {
-            "id": new_id(),
-            "project_id": world.project.id,
-            "workspace_id": world.workspace.id,
-            "number": 1000 + i,
-            "title": f"Sorted {i}",
-            "status": ("OPEN", "IN_PROGRESS", "RESOLVED")[i % 3],
-            "priority": PRIORITIES[i % 4],
-            "issue_kind": "CONSTRUCTION",
-            "checklist": [],
-            "due_date": None if i % 5 == 0 else today + timedelta(days=(i % 7) - 3),
-            "assignee_id": world.member.id if i % 2 else None,
-            "created_by": world.manager.id,
-            "created_at": now,
-            "updated_at": now - timedelta(minutes=i % 6),
-            "status_changed_at": now,
-        }
-        for i in range(count)
-    ]
-    async with database.sessionmaker() as db:
-        await db.execute(insert(Issue), rows)
-        await db.commit()
-    return rows
+    return await seed_issues(world, count)
 
 
 def _next(response: httpx.Response) -> str | None:

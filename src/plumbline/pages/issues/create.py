@@ -47,6 +47,7 @@ async def _form(
         form=form,
         submission=key,
         people=people,
+        path=issues_path(ctx),
         **_options(),
     )
 

@@ -18,7 +18,7 @@ from plumbline.issue.service import issue as issue_service
 from plumbline.kit import clock
 from plumbline.kit.ordering import Order
 from plumbline.kit.pagination import Page, PageParams
-from plumbline.pages.issues.access import ReadIssues
+from plumbline.pages.issues.access import ReadIssues, issues_path
 from plumbline.pages.kit.i18n import gettext as _
 from plumbline.pages.kit.lists import Listing
 from plumbline.pages.kit.shell import page, shell
@@ -56,6 +56,7 @@ async def _context(
     views = await saved_views.of(db, ctx, "issues")
     people = await issue_service.assignees(db, ctx)
     return {
+        "path": issues_path(ctx),
         "total": await issue_service.count(db, ctx, filters) if rows else 0,
         "listing": Listing.of(request, rows, headers, views=views, filters=FILTERS),
         "statuses": STATUSES,
