@@ -44,7 +44,9 @@ def png(path: Path) -> Path:
 
 
 def signed_in(browser: Browser, url: str, cookie: str, size: str) -> Page:
-    page = open_page(browser, viewport=DESKTOP) if size == "desktop" else open_page(browser)
+    page = open_page(browser)
+    if size == "desktop":
+        page.set_viewport_size(DESKTOP)
     page.context.add_cookies([{"name": "auth.session_token", "value": cookie, "url": url}])
     return page
 
