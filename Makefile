@@ -23,7 +23,7 @@ $(UV):
 # Quiet: a line each, not one per package.
 .venv/.installed-server: $(UV) pyproject.toml uv.lock
 	@echo "Installing the server's dependencies (uv sync)..."
-	@$(UV) sync --frozen --no-dev --inexact --quiet
+	@$(UV) sync --frozen --no-dev --inexact --compile-bytecode --quiet
 	@touch $@
 
 .venv/.installed: $(UV) pyproject.toml uv.lock

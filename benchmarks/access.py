@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.harness import fresh_database, seed
+from benchmarks.harness import check_main, fresh_database, seed
 from benchmarks.instructions import _instructions
 
 ROUNDS = int(os.environ.get("BENCH_ACCESS_ROUNDS", "200"))
@@ -114,6 +114,11 @@ def main() -> None:
     print(
         f"  the access statement as snapshots over rows: {(counts['snapshots'] - counts['core']) / 1000:+,.0f} k"
     )
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_ACCESS_ROUNDS": "2"})
 
 
 if __name__ == "__main__":

@@ -39,13 +39,16 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import asyncpg
 import orjson
 import uuid_utils
 
 SECRET = os.environ.get("PLUMBLINE_SECRET_KEY", "benchmark-secret").encode()
-LIMIT = 1000
+# The lists' page size, as ``plumbline.kit.pagination``: ``limit`` 1..1000, 100 when left out.
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
 SESSION_DAYS = 30
 REFRESH_AFTER = timedelta(days=1)
 LAST_USED_PRECISION = timedelta(minutes=1)
@@ -99,6 +102,43 @@ def _unsign(cookie: str) -> str | None:
     mac = hmac.new(SECRET, f"session:{value}".encode(), hashlib.sha256).digest()
     expected = base64.urlsafe_b64encode(mac).decode().rstrip("=")
     return value if value and hmac.compare_digest(signature, expected) else None
+
+
+class Refused(Exception):
+    """An error answer, ``{"error", "code"}`` with ``status``."""
+
+    def __init__(self, status: int, message: str, code: str) -> None:
+        super().__init__(message)
+        self.status, self.message, self.code = status, message, code
+
+
+class ListPage:
+    """A list request's ``limit`` and its next page's ``Link`` header, written as the app's
+    pagination writes them (the request's URL with ``cursor`` and ``limit`` replaced)."""
+
+    def __init__(self, url: str, query: str) -> None:
+        self.url = url
+        self.params = parse_qsl(query, keep_blank_values=True)
+        raw = dict(self.params).get("limit")
+        if raw is None:
+            self.limit = DEFAULT_LIMIT
+        elif raw.isdigit() and 1 <= int(raw) <= MAX_LIMIT:
+            self.limit = int(raw)
+        else:
+            raise Refused(400, "Invalid limit", "VALIDATION_FAILED")
+
+    @classmethod
+    def of(cls, scope: dict[str, Any]) -> ListPage:
+        """From an ASGI scope: the URL as Starlette builds it (scheme, Host header, path)."""
+        host = _header(scope, b"host") or "{}:{}".format(*scope["server"])
+        url = f"{scope['scheme']}://{host}{scope.get('root_path', '')}{scope['path']}"
+        return cls(url, scope["query_string"].decode("latin-1"))
+
+    def link(self, last_id: str) -> tuple[bytes, bytes]:
+        cursor = base64.urlsafe_b64encode(last_id.encode()).decode().rstrip("=")
+        kept = [(k, v) for k, v in self.params if k not in ("cursor", "limit")]
+        query = urlencode([*kept, ("cursor", cursor), ("limit", str(self.limit))])
+        return b"link", f'<{self.url}?{query}>; rel="next"'.encode()
 
 
 async def _send(
@@ -198,7 +238,7 @@ NAMED_SQL = (
 
 
 async def list_projects(
-    conn: Any, cookie: str | None, workspace_id: str, path: str
+    conn: Any, cookie: str | None, workspace_id: str, page: ListPage
 ) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
     """The projects list's work on ``conn`` (an asyncpg connection, or anything with its
     ``fetchrow``/``fetch``/``execute``: ``benchmarks.floor`` runs it through SQLAlchemy too):
@@ -220,18 +260,16 @@ async def list_projects(
         return 404, orjson.dumps({"error": "Workspace not found", "code": "NOT_FOUND"}), []
     if external or restricted:
         rows = await conn.fetch(
-            PROJECTS_SQL.format(named=NAMED_SQL), workspace_id, LIMIT + 1, member
+            PROJECTS_SQL.format(named=NAMED_SQL), workspace_id, page.limit + 1, member
         )
     else:
-        rows = await conn.fetch(PROJECTS_SQL.format(named=""), workspace_id, LIMIT + 1)
+        rows = await conn.fetch(PROJECTS_SQL.format(named=""), workspace_id, page.limit + 1)
     if remember and updated_at < now - REFRESH_AFTER:
         await conn.execute(REFRESH_SQL, session_id, now + timedelta(days=SESSION_DAYS), now)
     headers = []
-    if len(rows) > LIMIT:
-        rows = rows[:LIMIT]
-        cursor = base64.urlsafe_b64encode(rows[-1][0].encode()).decode().rstrip("=")
-        link = f'<{path}?cursor={cursor}&limit={LIMIT}>; rel="next"'
-        headers.append((b"link", link.encode()))
+    if len(rows) > page.limit:
+        rows = rows[: page.limit]
+        headers.append(page.link(rows[-1][0]))
     body = orjson.dumps(
         [
             {
@@ -265,9 +303,14 @@ async def projects_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await _send(send, 200, b"{}")
         return
     assert _pool is not None
+    try:
+        page = ListPage.of(scope)
+    except Refused as refused:
+        await _error(send, refused.status, refused.message, refused.code)
+        return
     async with _pool.acquire() as conn:
         status, body, headers = await list_projects(
-            conn, _cookie(scope, "auth.session_token"), parts[1], scope["path"]
+            conn, _cookie(scope, "auth.session_token"), parts[1], page
         )
     await _send(send, status, body, headers)
 
@@ -283,10 +326,11 @@ KEY_PROJECT_SQL = (
 )
 TOUCH_SQL = "UPDATE api_keys SET last_used_at = $2 WHERE id = $1"
 ISSUE_COLUMNS = (
-    "id, project_id, number, title, description, status, priority, issue_kind, assignee_id, "
-    "due_date, location, file_id, file_version_id, page_number, CAST(pin AS TEXT), asset_id, "
-    "work_order_type, maintenance_schedule_id, CAST(checklist AS TEXT), created_by, created_at, "
-    "updated_at, status_changed_at, resolved_at, closed_at"
+    "id, project_id, number, external_id, title, description, status, priority, issue_kind, "
+    "assignee_id, due_date, location, file_id, file_version_id, page_number, CAST(pin AS TEXT), "
+    "asset_id, work_order_type, maintenance_schedule_id, CAST(checklist AS TEXT), "
+    "CAST(costs AS TEXT), created_by, created_at, updated_at, status_changed_at, resolved_at, "
+    "closed_at"
 )
 LIST_SQL = (
     f"SELECT {ISSUE_COLUMNS}, EXISTS (SELECT 1 FROM attachments a WHERE a.entity_type = 'issue' "  # noqa: S608
@@ -304,16 +348,19 @@ INSERT_SQL = (
     "VALUES ($2, 'issue', 1) ON CONFLICT (project_id, kind) "
     "DO UPDATE SET value = project_counters.value + 1 RETURNING value) "
     "INSERT INTO issues (id, project_id, workspace_id, number, title, description, status, "
-    "priority, issue_kind, location, work_order_type, checklist, created_key_id, created_at, "
-    "updated_at, status_changed_at, resolved_at, closed_at) "
-    "SELECT $1, $2, $3, counter.value, $4, $5, $6, $7, $8, $9, $10, '[]'::jsonb, $11, $12, $12, "
-    "$12, $13, $14 FROM counter RETURNING number"
+    "priority, issue_kind, location, work_order_type, checklist, costs, created_key_id, "
+    "created_at, updated_at, status_changed_at, resolved_at, closed_at) "
+    "SELECT $1, $2, $3, counter.value, $4, $5, $6, $7, $8, $9, $10, '[]'::jsonb, $19, $11, $12, "
+    "$12, $12, $13, $14 FROM counter RETURNING number"
 )
 STATUSES = ("OPEN", "IN_PROGRESS", "RESOLVED", "CLOSED")
 PRIORITIES = ("LOW", "MEDIUM", "HIGH", "URGENT")
 KINDS = ("CONSTRUCTION", "WORK_ORDER")  # OCCUPANT requests come through the occupant portal
+COSTED = ("WORK_ORDER",)  # the kinds created here that carry cost totals (om.costs)
+NO_COSTS = dict.fromkeys(("parts", "labour", "other", "total"), "0.00")
 # Fields the benchmark does not send; the baseline refuses them rather than half-handle them.
 NOT_REPRODUCED = (
+    "externalId",
     "assigneeId",
     "dueDate",
     "fileId",
@@ -332,29 +379,31 @@ def _issue(r: Any, photos: Any) -> dict[str, Any]:
         "id": r[0],
         "projectId": r[1],
         "number": r[2],
-        "title": r[3],
-        "description": r[4],
-        "status": r[5],
-        "priority": r[6],
-        "issueKind": r[7],
-        "assigneeId": r[8],
-        "dueDate": r[9].isoformat() if r[9] is not None else None,
-        "location": r[10],
-        "fileId": r[11],
-        "fileVersionId": r[12],
-        "pageNumber": r[13],
-        "pin": orjson.Fragment(r[14]) if r[14] is not None else None,
-        "assetId": r[15],
-        "workOrderType": r[16],
-        "maintenanceScheduleId": r[17],
-        "checklist": orjson.Fragment(r[18]),
+        "externalId": r[3],
+        "title": r[4],
+        "description": r[5],
+        "status": r[6],
+        "priority": r[7],
+        "issueKind": r[8],
+        "assigneeId": r[9],
+        "dueDate": r[10].isoformat() if r[10] is not None else None,
+        "location": r[11],
+        "fileId": r[12],
+        "fileVersionId": r[13],
+        "pageNumber": r[14],
+        "pin": orjson.Fragment(r[15]) if r[15] is not None else None,
+        "assetId": r[16],
+        "workOrderType": r[17],
+        "maintenanceScheduleId": r[18],
+        "checklist": orjson.Fragment(r[19]),
+        "costs": orjson.Fragment(r[20]) if r[20] is not None else None,
         "referencePhotos": photos,
-        "createdBy": r[19],
-        "createdAt": _iso(r[20]),
-        "updatedAt": _iso(r[21]),
-        "statusChangedAt": _iso(r[22]),
-        "resolvedAt": _iso(r[23]),
-        "closedAt": _iso(r[24]),
+        "createdBy": r[21],
+        "createdAt": _iso(r[22]),
+        "updatedAt": _iso(r[23]),
+        "statusChangedAt": _iso(r[24]),
+        "resolvedAt": _iso(r[25]),
+        "closedAt": _iso(r[26]),
     }
 
 
@@ -397,14 +446,6 @@ def _first_invalid(raw: bytes) -> dict[str, Any] | str:
         "location": location,
         "workOrderType": "CORRECTIVE" if kind == "WORK_ORDER" else None,
     }
-
-
-class Refused(Exception):
-    """An error answer, ``{"error", "code"}`` with ``status``."""
-
-    def __init__(self, status: int, message: str, code: str) -> None:
-        super().__init__(message)
-        self.status, self.message, self.code = status, message, code
 
 
 def _validated(raw: bytes) -> dict[str, Any]:
@@ -460,6 +501,7 @@ async def create_issue(
     at = _iso(now)
     resolved_at = now if status == "RESOLVED" else None
     closed_at = now if status == "CLOSED" else None
+    costs = NO_COSTS if valid["issueKind"] in COSTED else None
     values = {
         "title": valid["title"],
         "description": valid["description"],
@@ -494,11 +536,13 @@ async def create_issue(
         changes,
         request_id,
         client_ip,
+        costs,
     )
     return {
         "id": issue_id,
         "projectId": project_id,
         "number": number,
+        "externalId": None,
         "title": values["title"],
         "description": values["description"],
         "status": status,
@@ -515,6 +559,7 @@ async def create_issue(
         "workOrderType": values["workOrderType"],
         "maintenanceScheduleId": None,
         "checklist": [],
+        "costs": costs,
         "referencePhotos": [],
         "createdBy": None,
         "createdAt": at,
@@ -579,14 +624,18 @@ async def issues_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     now = datetime.now(UTC)
     async with _pool.acquire() as conn:
         try:
+            page = ListPage.of(scope)
             key = await _key_access(conn, raw_key, project_id, "issues:read", now)
         except Refused as refused:
             await _error(send, refused.status, refused.message, refused.code)
             return
-        rows = await conn.fetch(LIST_SQL, project_id, LIMIT + 1)
+        rows = await conn.fetch(LIST_SQL, project_id, page.limit + 1)
         await _touch(conn, key, now)
     # No reference photos are seeded; their presigned URLs are not reproduced here.
-    assert not any(r[25] for r in rows)
-    # 1,000 rows at most: the benchmark's list fits one page.
-    body = orjson.dumps([_issue(r, ()) for r in rows[:LIMIT]])
-    await _send(send, 200, body, [(b"x-request-id", request_id.encode())])
+    assert not any(r[-1] for r in rows)
+    headers = [(b"x-request-id", request_id.encode())]
+    if len(rows) > page.limit:
+        rows = rows[: page.limit]
+        headers.append(page.link(rows[-1][0]))
+    body = orjson.dumps([_issue(r, ()) for r in rows])
+    await _send(send, 200, body, headers)

@@ -19,7 +19,7 @@ import asyncpg
 import httpx
 import orjson
 
-from benchmarks.harness import fresh_database, seed, serve
+from benchmarks.harness import check_main, fresh_database, seed, serve
 
 RECORDS = int(os.environ.get("BENCH_BULK_RECORDS", "1000"))
 BODY = {"title": "Benchmark issue", "priority": "HIGH", "location": "Level 2"}
@@ -92,6 +92,11 @@ def main() -> None:
     print(f"\n  audit entries of the bulk's issues: {audit}", flush=True)
     if audit != {"issue.created": RECORDS, "issue.updated": RECORDS}:
         raise RuntimeError("the unchanged run wrote audit entries, or a write lacks one")
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_BULK_RECORDS": "5"})
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.harness import fresh_database, seed
+from benchmarks.harness import check_main, fresh_database, seed
 
 BATCHES = int(os.environ.get("BENCH_COND_BATCHES", "7"))
 REQUESTS = int(os.environ.get("BENCH_COND_REQUESTS", "200"))
@@ -176,6 +176,11 @@ def main() -> None:
         seeded = orjson.loads(seed(env, "issues", 10))
         os.environ.update(env)
         asyncio.run(_run(seeded))
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_COND_BATCHES": "1", "BENCH_COND_REQUESTS": "2"})
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.harness import fresh_database, seed
+from benchmarks.harness import check_main, fresh_database, seed
 
 BATCHES = int(os.environ.get("BENCH_CPU_BATCHES", "9"))
 REQUESTS = int(os.environ.get("BENCH_CPU_REQUESTS", "400"))
@@ -145,6 +145,11 @@ def main() -> None:
         )
     ratio = min(results["baseline"]) / min(results["plumbline"])
     print(f"  CPU ratio (baseline / plumbline, smallest batches): {ratio:.2f}", flush=True)
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_CPU_BATCHES": "1", "BENCH_CPU_REQUESTS": "2"})
 
 
 if __name__ == "__main__":

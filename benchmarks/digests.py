@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.harness import fresh_database
+from benchmarks.harness import check_main, fresh_database
 
 WORKSPACES = int(os.environ.get("BENCH_DIGEST_WORKSPACES", "2000"))
 PER = [int(n) for n in os.environ.get("BENCH_DIGEST_PER", "10,50").split(",")]
@@ -169,6 +169,11 @@ def main() -> None:
                 f"{per:>14} {row['digest']:<22} {row['seconds']:>8} {row['statements']:>10} "
                 f"{row['workspaces']:>10} {row['emailed']:>8}"
             )
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_DIGEST_WORKSPACES": "3", "BENCH_DIGEST_PER": "2"})
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import os
 import tempfile
 import time
 
+from benchmarks.harness import check_main
+
 READS = int(os.environ.get("BENCH_SANDBOX_READS", "50"))
 
 
@@ -47,6 +49,11 @@ async def _run() -> None:
 
 def main() -> None:
     asyncio.run(_run())
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_SANDBOX_READS": "1"})
 
 
 if __name__ == "__main__":  # the worker processes are spawned: they import this module

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.harness import free_port, fresh_database
+from benchmarks.harness import check_main, free_port, fresh_database
 
 MiB = 1024 * 1024
 SIZE_MIB = int(os.environ.get("BENCH_FILES_MIB", "1024"))
@@ -209,6 +209,11 @@ def main() -> None:
     print(f"  complete (SHA-256 check): {timings['complete_s']:.1f} s")
     print(f"  download (content):      {SIZE_MIB / timings['download_s']:.0f} MB/s "
           f"({timings['download_s']:.1f} s)")  # fmt: skip
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_FILES_MIB": "2"})
 
 
 if __name__ == "__main__":

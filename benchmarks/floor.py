@@ -39,7 +39,7 @@ from sqlalchemy.sql.elements import TextClause
 from sqlalchemy.sql.selectable import TextualSelect
 
 from benchmarks import baselines
-from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
+from benchmarks.harness import check_main, describe, fresh_database, report, seed, serve, wrk
 from plumbline.app import TELEMETRY_OFF
 from plumbline.issue.schemas import IssueCreate
 
@@ -91,7 +91,7 @@ def _statement(sql: str) -> TextClause | TextualSelect:
     if sql == baselines.KEY_PROJECT_SQL:
         return statement.columns(*_KEY_COLUMNS)
     if sql == baselines.INSERT_SQL:
-        return statement.bindparams(bindparam("p16", type_=JSONB))
+        return statement.bindparams(bindparam("p16", type_=JSONB), bindparam("p19", type_=JSONB))
     return statement
 
 
@@ -286,7 +286,10 @@ def _projects_floor(routes_ahead: bool) -> FastAPI:
     async def list_projects(workspaceId: str, request: Request) -> Response:
         async with core_autocommit() as conn:
             status, body, headers = await baselines.list_projects(
-                conn, request.cookies.get("auth.session_token"), workspaceId, request.url.path
+                conn,
+                request.cookies.get("auth.session_token"),
+                workspaceId,
+                baselines.ListPage(str(request.url.replace(query="")), request.url.query),
             )
         return Response(
             body,
@@ -375,6 +378,12 @@ def main() -> None:
         report(
             f"POST /projects/{{p}}/issues: {name}", results[name], results["baseline"], TARGET, name
         )
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_FLOOR_ROUTE": ""})
+    check_main(__name__, {"BENCH_FLOOR_ROUTE": "projects", "BENCH_PROJECTS": "5"})
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -25,6 +26,17 @@ DURATION = int(os.environ.get("BENCH_SECONDS", "10"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 # How long a server may take to answer its first request: over 30 s on a busy 2-core machine.
 START_SECONDS = int(os.environ.get("BENCH_START_SECONDS", "120"))
+# A check (``python -m benchmarks --check``): each benchmark's set-up and first requests at a
+# small size, its comparisons and assertions included; ``wrk`` sends one request instead of a
+# run and ``benchmarks.instructions`` counts nothing (no valgrind).
+CHECKING = os.environ.get("BENCH_CHECK") == "1"
+
+
+def check_main(module: str, sizes: dict[str, str], *args: str) -> None:
+    """``python -m module`` as a check: in its own interpreter, with ``BENCH_CHECK=1`` and the
+    small ``sizes`` (environment settings the module reads when imported)."""
+    env = {**os.environ, **sizes, "BENCH_CHECK": "1"}
+    subprocess.run([sys.executable, "-m", module, *args], env=env, check=True)
 
 
 def free_port() -> int:
@@ -104,6 +116,35 @@ def serve(app: str, env: dict[str, str], *, factory: bool) -> Iterator[str]:
         process.wait(timeout=10)
 
 
+def difference(app: Any, baseline: Any, where: str = "") -> str | None:
+    """Where two JSON values first differ (a path and both values), or None when equal."""
+    if isinstance(app, dict) and isinstance(baseline, dict):
+        for key in sorted(app.keys() | baseline.keys()):
+            if key not in app or key not in baseline:
+                side = "the baseline" if key not in baseline else "the app"
+                return f"{where}.{key}: missing from {side}"
+            found = difference(app[key], baseline[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(app, list | tuple) and isinstance(baseline, list | tuple):
+        if len(app) != len(baseline):
+            return f"{where}: {len(app)} items from the app, {len(baseline)} from the baseline"
+        for i, (a, b) in enumerate(zip(app, baseline, strict=True)):
+            found = difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return None if app == baseline else f"{where}: app {app!r}, baseline {baseline!r}"
+
+
+def same(what: str, app: Any, baseline: Any) -> None:
+    """Fails, naming the first difference, unless the app and its baseline answered alike."""
+    found = difference(app, baseline)
+    if found is not None:
+        raise AssertionError(f"{what}: the app and the baseline differ at {found}")
+
+
 @dataclass
 class Result:
     requests_per_second: float
@@ -127,7 +168,9 @@ def wrk(
     seconds: int = DURATION,
 ) -> Result:
     """Drive ``url`` with wrk for BENCH_SECONDS over BENCH_CONNECTIONS connections (unless
-    given)."""
+    given); when checking, one request that must answer 2xx."""
+    if CHECKING:
+        return _one_request(url, headers, method, body)
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: apt-get install -y wrk")
     lines = [f'wrk.method = "{method}"']
@@ -163,6 +206,14 @@ def wrk(
         int(errors.group(1)) if errors else 0,
         int(timeouts.group(1)) if timeouts else 0,
     )
+
+
+def _one_request(url: str, headers: dict[str, str], method: str, body: str | None) -> Result:
+    started = time.perf_counter()
+    answer = httpx.request(method, url, headers=headers, content=body, timeout=120)
+    assert answer.is_success, f"{method} {url}: {answer.status_code} {answer.text[:300]}"
+    ms = (time.perf_counter() - started) * 1000
+    return Result(1000 / ms, ms, ms, 0)
 
 
 def report(

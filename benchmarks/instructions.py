@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from benchmarks.cpu import App, _post, served
-from benchmarks.harness import fresh_database, seed
+from benchmarks.harness import CHECKING, check_main, fresh_database, seed
 
 ROUTE = os.environ.get("BENCH_INSTR_ROUTE", "create")
 REQUESTS = int(os.environ.get("BENCH_INSTR_REQUESTS", "300" if ROUTE == "create" else "40"))
@@ -127,19 +127,16 @@ async def _count(which: str, seeded: dict[str, str]) -> None:
 
 def _instructions(which: str, env: dict[str, str], module: str = "benchmarks.instructions") -> int:
     """Instructions ``python -m module --one which`` executes between printing ``ready`` and
-    ``done`` (each answered by a line on its stdin once counting is switched)."""
+    ``done`` (each answered by a line on its stdin once counting is switched). When checking,
+    the same process without valgrind, and a count of 1."""
+    callgrind = [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={os.path.join(OUT, f'callgrind.{which}') if OUT else '/dev/null'}",
+    ]
     process = subprocess.Popen(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            "--instr-atstart=no",
-            f"--callgrind-out-file={os.path.join(OUT, f'callgrind.{which}') if OUT else '/dev/null'}",
-            sys.executable,
-            "-m",
-            module,
-            "--one",
-            which,
-        ],
+        [*([] if CHECKING else callgrind), sys.executable, "-m", module, "--one", which],
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -152,12 +149,16 @@ def _instructions(which: str, env: dict[str, str], module: str = "benchmarks.ins
         if line != expected:
             process.kill()
             raise RuntimeError(f"{which}: expected {expected!r}, got {line!r}")
-        subprocess.run(
-            ["callgrind_control", "-i", switch, str(process.pid)], check=True, capture_output=True
-        )
+        if not CHECKING:
+            control = ["callgrind_control", "-i", switch, str(process.pid)]
+            subprocess.run(control, check=True, capture_output=True)
         process.stdin.write("\n")
         process.stdin.flush()
     _, err = process.communicate(timeout=120)
+    if CHECKING:
+        if process.returncode != 0:
+            raise RuntimeError(f"{which} failed:\n{err[-2000:]}")
+        return 1
     collected = re.search(r"Collected : (\d+)", err)
     if process.returncode != 0 or collected is None:
         raise RuntimeError(f"{which} under callgrind failed:\n{err[-2000:]}")
@@ -196,6 +197,15 @@ def main() -> None:
             else ""
         )
         print(f"  {which:18} {count / 1000:8,.0f} k instructions{ratio}", flush=True)
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_INSTR_ROUTE": "create", "BENCH_INSTR_REQUESTS": "2"})
+    check_main(
+        __name__,
+        {"BENCH_INSTR_ROUTE": "projects", "BENCH_INSTR_REQUESTS": "2", "BENCH_PROJECTS": "5"},
+    )
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 ``python -m benchmarks.issues`` (needs PostgreSQL on 127.0.0.1:5432 and wrk; ``BENCH_ONLY=list``
 or ``create`` runs one pair). Both servers authenticate the same API key; what the baseline does
-is described in ``benchmarks.baselines``. The list bodies are compared before measuring; for
+is described in ``benchmarks.baselines``. The list is measured at ``?limit=BENCH_ISSUES`` (one
+page of 1,000 by default); its bodies and ``Link`` headers are compared before measuring; for
 the creates, the response bodies are compared (ids, numbers and times aside) and, after each
 run, the issues written are checked to have one ``issue.created`` audit row each.
+``check()``: 101 issues, the default page (100 and a ``Link``), a page of 1,000 and of 10, and a
+create, each answered alike by both servers.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import asyncpg
 import httpx
 import orjson
 
-from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
+from benchmarks.harness import describe, fresh_database, report, same, seed, serve, wrk
 
 ISSUES = int(os.environ.get("BENCH_ISSUES", "1000"))
 ONLY = os.environ.get("BENCH_ONLY", "")  # "list" or "create" runs just that pair
@@ -54,6 +57,51 @@ def _stable(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k not in VARYING}
 
 
+def _list_answer(base_url: str, prefix: str, path: str, query: str, headers: dict[str, str]) -> Any:
+    """A list page as the two servers must agree on it: status, body and ``Link`` (its URL's
+    server and prefix left out)."""
+    answer = httpx.get(f"{base_url}{prefix}{path}{query}", headers=headers, timeout=60)
+    assert answer.status_code == 200, answer.text[:300]
+    link = answer.headers.get("link")
+    return answer.json(), link and link.replace(f"{base_url}{prefix}", "")
+
+
+def check() -> None:
+    """Set-up and first requests: both servers answer the same pages and the same create."""
+    with fresh_database("issues_check") as env:
+        seeded = orjson.loads(seed(env, "issues", 101))
+        headers = {"x-api-key": seeded["key"]}
+        post_headers = {**headers, "Content-Type": "application/json"}
+        path = f"/projects/{seeded['projectId']}/issues"
+        (_, app, factory, prefix), (_, base_app, base_factory, _) = SERVERS
+        with (
+            serve(app, env, factory=factory) as url,
+            serve(base_app, env, factory=base_factory) as base,
+        ):
+            sides = {"plumbline": (url, prefix), "baseline": (base, "")}
+            answers: dict[str, Any] = {
+                name: [
+                    _list_answer(base_url, prefix, path, query, headers)
+                    for query in ("", "?limit=1000", "?limit=10")
+                ]
+                for name, (base_url, prefix) in sides.items()
+            }
+            made = {}
+            for name, (base_url, prefix) in sides.items():  # after both read the same rows
+                answer = httpx.post(
+                    f"{base_url}{prefix}{path}", headers=post_headers, content=CREATE_BODY
+                )
+                assert answer.status_code == 200, answer.text[:300]
+                made[name] = _stable(answer.json())
+        default, whole, short = answers["plumbline"]
+        assert len(default[0]) == 100 and default[1], "the default page: 100 rows and a Link"
+        assert len(whole[0]) == 101 and whole[1] is None and len(short[0]) == 10
+        same("the list pages", answers["plumbline"], answers["baseline"])
+        same("the create", made["plumbline"], made["baseline"])
+        issues, audited = asyncio.run(_writes(env["BENCH_DSN"]))
+        assert issues == audited == 2, f"{issues} issues created, {audited} audit rows"
+
+
 def main() -> None:
     describe(f"issues benchmark: {ISSUES} issues, API key")
     print(
@@ -74,17 +122,15 @@ def main() -> None:
         if ONLY in ("", "list"):
             results = {}
             bodies = {}
+            query = f"?limit={ISSUES}"
             for name, app, factory, prefix in SERVERS:
                 with serve(app, env, factory=factory) as base_url:
-                    url = f"{base_url}{prefix}{path}"
-                    check = httpx.get(url, headers=headers, timeout=30)
-                    assert check.status_code == 200, check.text[:300]
-                    assert len(check.json()) == ISSUES
-                    bodies[name] = check.json()
-                    results[name] = wrk(url, headers)
-            assert bodies["plumbline"] == bodies["baseline"], "the two list bodies differ"
+                    bodies[name] = _list_answer(base_url, prefix, path, query, headers)
+                    assert len(bodies[name][0]) == ISSUES, len(bodies[name][0])
+                    results[name] = wrk(f"{base_url}{prefix}{path}{query}", headers)
+            same("the list", bodies["plumbline"], bodies["baseline"])
             report(
-                f"GET /api/v1/projects/{{p}}/issues ({ISSUES} issues)",
+                f"GET /api/v1/projects/{{p}}/issues?limit={ISSUES} ({ISSUES} issues)",
                 results["plumbline"],
                 results["baseline"],
                 LIST_TARGET,
@@ -111,7 +157,7 @@ def _create_pair(env: dict[str, str], path: str, post_headers: dict[str, str]) -
             results[name] = wrk(url, post_headers, method="POST", body=CREATE_BODY)
         issues, audited = asyncio.run(_writes(env["BENCH_DSN"]))
         assert issues == audited, f"{name}: {issues} issues but {audited} audit rows"
-    assert _stable(made["plumbline"]) == _stable(made["baseline"]), made
+    same("the create", _stable(made["plumbline"]), _stable(made["baseline"]))
     report(
         "POST /api/v1/projects/{p}/issues",
         results["plumbline"],

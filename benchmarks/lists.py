@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 import orjson
 
-from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
+from benchmarks.harness import check_main, describe, fresh_database, report, seed, serve, wrk
 
 ROWS = int(os.environ.get("BENCH_LIST_ROWS", "1000"))
 BATCHES = int(os.environ.get("BENCH_CPU_BATCHES", "9"))
@@ -162,6 +162,13 @@ def main() -> None:
             TARGET,
             name,
         )
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(
+        __name__, {"BENCH_LIST_ROWS": "5", "BENCH_CPU_BATCHES": "1", "BENCH_LIST_REQUESTS": "1"}
+    )
 
 
 if __name__ == "__main__":

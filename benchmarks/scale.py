@@ -54,7 +54,7 @@ import httpx
 import orjson
 import uuid_utils
 
-from benchmarks.harness import describe, fresh_database, seed, serve, wrk
+from benchmarks.harness import check_main, describe, fresh_database, seed, serve, wrk
 
 SIZES = tuple(int(n) for n in os.environ.get("BENCH_SCALE_SIZES", "1000,10000,100000").split(","))
 CLIENTS = int(os.environ.get("BENCH_SCALE_CONNECTIONS", "8"))
@@ -494,6 +494,11 @@ def _plan_flip(
         "fresh connection": (requests["fresh"], fresh_db, fresh_scans),
         "after the big project's pages": (requests["after"], after_db, after_scans),
     }
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_SCALE_SIZES": "100", "BENCH_SECONDS": "1"})
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import httpx
 import orjson
 from sqlalchemy import text
 
-from benchmarks.harness import fresh_database, seed
+from benchmarks.harness import check_main, fresh_database, seed
 
 USERS = int(os.environ.get("BENCH_SCIM_USERS", "20000"))
 LOOKUPS = 60
@@ -92,6 +92,11 @@ def main() -> None:
             medians[count] = float(done.stdout.strip().splitlines()[-1])
         print(f"  {count:>7,} Users: {medians[count] * 1000:6.1f} ms per lookup", flush=True)
     print(f"  ratio {USERS:,} / 1,000 Users: {medians[USERS] / medians[1000]:.2f} (flat: about 1)")
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(__name__, {"BENCH_SCIM_USERS": "100"})
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 import orjson
 
-from benchmarks.harness import START_SECONDS, free_port, fresh_database, seed
+from benchmarks.harness import START_SECONDS, check_main, free_port, fresh_database, seed
 
 CRON_SECRET = "soak-cron-secret"  # noqa: S105 - a throwaway server's secret
 CRON = {"x-service-cron-secret": CRON_SECRET}
@@ -393,6 +393,13 @@ def main(argv: list[str] | None = None) -> None:
             server.wait(timeout=30)
     if not report(stats, args, load_before):
         raise SystemExit(1)
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(
+        __name__, {}, "--minutes", "0.3", "--sample", "3", "--warmup", "3", "--digest-seconds", "5"
+    )
 
 
 if __name__ == "__main__":

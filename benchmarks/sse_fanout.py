@@ -21,6 +21,8 @@ from datetime import timedelta
 import httpx
 import orjson
 
+from benchmarks.harness import check_main
+
 SUBSCRIBERS = int(os.environ.get("BENCH_SSE_SUBSCRIBERS", "1000"))
 EVENTS = int(os.environ.get("BENCH_SSE_EVENTS", "20"))
 USERS = int(os.environ.get("BENCH_SSE_USERS", "20"))
@@ -282,6 +284,13 @@ def main() -> None:
         )
         with serve("plumbline.app:create_app", env, factory=True) as url:
             asyncio.run(drive(url, seeded["versionId"], seeded["cookies"]))
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(
+        __name__, {"BENCH_SSE_SUBSCRIBERS": "4", "BENCH_SSE_EVENTS": "2", "BENCH_SSE_USERS": "2"}
+    )
 
 
 if __name__ == "__main__":

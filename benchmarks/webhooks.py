@@ -30,7 +30,7 @@ import httpx
 import orjson
 
 from benchmarks.cpu import BATCHES, REQUESTS, _post
-from benchmarks.harness import describe, fresh_database, report, seed, serve, wrk
+from benchmarks.harness import check_main, describe, fresh_database, report, seed, serve, wrk
 
 RUNS = int(os.environ.get("BENCH_WEBHOOK_RUNS", "3"))
 TARGET = 0.9  # within 10 % of the create without a webhook
@@ -150,6 +150,13 @@ def main() -> None:
     listed = ", ".join(f"{r:.2f}" for r in ratios)
     print(f"webhook create ratios: {listed}; median {median:.2f} ({verdict} {TARGET})")
     print(f"every create with the webhook queued its delivery ({queued} of {issues})")
+
+
+def check() -> None:
+    """``main()`` at a small size, its assertions included (``harness.check_main``)."""
+    check_main(
+        __name__, {"BENCH_WEBHOOK_RUNS": "1", "BENCH_CPU_BATCHES": "1", "BENCH_CPU_REQUESTS": "2"}
+    )
 
 
 if __name__ == "__main__":

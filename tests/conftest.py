@@ -8,6 +8,7 @@ temporary directory by default; with PLUMBLINE_TEST_DATABASE_URL set, the Postgr
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -155,3 +156,10 @@ def s3_storage(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> S3Storage:
     backend = get_storage()
     assert isinstance(backend, S3Storage)
     return backend
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The worker's one Chromium (tests/pages/browser.py), when a test started it."""
+    browser = sys.modules.get("tests.pages.browser")
+    if browser is not None:
+        browser._worker.stop()

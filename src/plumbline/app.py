@@ -1,4 +1,8 @@
-"""create_app(): middleware, error handlers, routers."""
+"""create_app(): middleware, error handlers, routers.
+
+Importing this module is cheap: the app's modules (every router, its schemas and what they use)
+are imported by ``create_app``, so a command or a test that only names the factory does not pay
+for them (issue 40, item 7)."""
 
 from __future__ import annotations
 
@@ -6,29 +10,14 @@ import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
-from fastapi.telemetry import TelemetryConfig
-from starlette.middleware.cors import CORSMiddleware
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+    from fastapi.telemetry import TelemetryConfig
 
-from plumbline import wiring
-from plumbline.api import ROUTERS
-from plumbline.config import settings
-from plumbline.db import database
-from plumbline.digest.scheduler import scheduler
-from plumbline.drawing_ai import sandbox
-from plumbline.errors import ErrorAnswer, install_error_handlers
-from plumbline.home.assets import assets
-from plumbline.home.endpoints import ASSETS
-from plumbline.jobs.runner import work
-from plumbline.kit import pubsub, stopping
-from plumbline.kit.logging import configure_logging
-from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
-from plumbline.kit.responses import ORJSONResponse
-from plumbline.openapi import build_openapi
-from plumbline.pages.kit import error_page
-from plumbline.pages.occupant import FORM_BYTES as REPORT_FORM_BYTES
-from plumbline.webhook.dispatch import SkipWebhooksMiddleware
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MiB = 1024 * 1024
 # FastAPI's native OpenTelemetry, unless PLUMBLINE_TELEMETRY is set: even with no provider
@@ -36,13 +25,23 @@ MiB = 1024 * 1024
 TELEMETRY_OFF: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
 
 
+def body_limits(report_form_bytes: int) -> Callable[[str], int | None]:
+    """The body limit of a path: ``report_form_bytes`` for the occupant reporting page (its
+    photos), as ``body_limit`` says for the others."""
+
+    def limit_for(path: str) -> int | None:
+        if path.startswith("/portal/occupant/"):
+            return report_form_bytes
+        return body_limit(path)
+
+    return limit_for
+
+
 def body_limit(path: str) -> int | None:
-    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules and bulk upserts, 2 MiB logos,
-    the occupant reporting page's photos; storage uploads enforce their own."""
+    """1 MiB JSON bodies, 8 MiB viewer state, 4 MiB schedules and bulk upserts, 2 MiB logos;
+    storage uploads enforce their own."""
     if path.startswith("/api/v1/storage/"):
         return None
-    if path.startswith("/portal/occupant/"):
-        return REPORT_FORM_BYTES
     if path.endswith("/viewer-state"):
         return 8 * MiB
     if path.endswith("/logo"):
@@ -56,6 +55,13 @@ def body_limit(path: str) -> int | None:
 
 @asynccontextmanager
 async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    from plumbline.config import settings
+    from plumbline.db import database
+    from plumbline.digest.scheduler import scheduler
+    from plumbline.drawing_ai import sandbox
+    from plumbline.jobs.runner import work
+    from plumbline.kit import pubsub, stopping
+
     # The modules, routes and schemas built at startup live as long as the process: moved out of
     # the collector's reach, they are no longer traversed by every full collection (a 1,000-row
     # list page triggers several).
@@ -78,6 +84,23 @@ async def lifespan(_: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app() -> FastAPI:
+    from fastapi import FastAPI
+    from starlette.middleware.cors import CORSMiddleware
+
+    from plumbline import wiring
+    from plumbline.api import ROUTERS
+    from plumbline.config import settings
+    from plumbline.errors import ErrorAnswer, install_error_handlers
+    from plumbline.home.assets import assets
+    from plumbline.home.endpoints import ASSETS
+    from plumbline.kit.logging import configure_logging
+    from plumbline.kit.middleware import BodyLimitMiddleware, RequestContextMiddleware
+    from plumbline.kit.responses import ORJSONResponse
+    from plumbline.openapi import build_openapi
+    from plumbline.pages.kit import error_page
+    from plumbline.pages.occupant import FORM_BYTES
+    from plumbline.webhook.dispatch import SkipWebhooksMiddleware
+
     configure_logging(settings.log_level)
     app = FastAPI(
         title="Plumbline",
@@ -97,7 +120,7 @@ def create_app() -> FastAPI:
         app.include_router(router, prefix=prefix)
     app.mount(ASSETS, assets, name="docs-assets")
     app.openapi = lambda: build_openapi(app)  # type: ignore[method-assign]
-    app.add_middleware(BodyLimitMiddleware, limit_for=body_limit, answer=answer)
+    app.add_middleware(BodyLimitMiddleware, limit_for=body_limits(FORM_BYTES), answer=answer)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.origins,

@@ -1,4 +1,8 @@
-"""`plumbline serve | worker | db upgrade | db revision | demo | openapi | users ...`."""
+"""`plumbline serve | worker | db upgrade | db revision | demo | openapi | users ...`.
+
+Each command imports what it uses when it runs: `plumbline --help`, `plumbline demo --help`
+and the commands that do not serve never import the app, its routes or the database layer
+until they need them (tests/cli/test_imports.py; issue 40, item 7)."""
 
 from __future__ import annotations
 
@@ -9,13 +13,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, TypeVar
 
 import typer
-from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
-from sqlalchemy import func, select
-
-from plumbline.config import settings
-from plumbline.db import database
-from plumbline.kit import clock, crypto
 
 if TYPE_CHECKING:
     from plumbline.demo.seed import DemoAccount, DemoProject
@@ -45,10 +43,11 @@ def serve(
         False, "--demo", help="Seed a demo workspace when there are no users; print how to use it"
     ),
 ) -> None:
-    """Start the HTTP server (port 0: any free port); prints its URL once the port is bound and,
-    with --demo, the demo's login, key and links once it serves (last, after the startup logs)."""
+    """Start the HTTP server (port 0: any free port); prints its URL once it has answered a
+    request and, with --demo, the demo's login, key and links (last, after the startup logs)."""
     import uvicorn
 
+    from plumbline.config import settings
     from plumbline.kit.logging import server_log_config
     from plumbline.server import Server, Supervisor
 
@@ -68,26 +67,29 @@ def serve(
         log_config=server_log_config(settings.log_level),
     )
     sock = config.bind_socket()
-    # Listening before the app loads: a request sent once the URL shows waits instead of failing.
+    # Listening before the app loads: a request sent meanwhile waits instead of failing.
     sock.listen(config.backlog)
     url = settings.serve_on(host, sock.getsockname()[1])
-    console.print(f"Plumbline listening on [bold]{url}[/] (docs: /api/v1/docs)")
     banner: list[str] = []
 
     async def seed_demo() -> None:
         banner.extend(_demo_lines(*await _demo(if_empty=True, new_key=False)))
 
-    def show_banner() -> None:
-        # One write, after the startup log lines: nothing the server logs lands inside it.
-        console.print("\n".join(["", *banner, f"Plumbline is ready at {url} (Ctrl+C stops it)"]))
+    def serving() -> None:
+        # Once the server has answered a request; one write, after the startup log lines:
+        # nothing the server logs lands inside it.
+        lines = [f"Plumbline listening on [bold]{url}[/] (the app: /app/, API docs: /api/v1/docs)"]
+        if demo:
+            lines += ["", *banner, f"Plumbline is ready at {url} (Ctrl+C stops it)"]
+        console.print("\n".join(lines))
 
     if workers > 1:
         if demo:
             asyncio.run(_disposing(seed_demo()))
-        Supervisor(config, [sock], started=show_banner if demo else None).run()
+        Supervisor(config, [sock], url=url, started=serving).run()
     else:
         prepare = seed_demo if demo else None
-        Server(config, prepare=prepare, started=show_banner if demo else None).run([sock])
+        Server(config, url=url, prepare=prepare, started=serving).run([sock])
 
 
 @db_app.command("upgrade")
@@ -98,6 +100,7 @@ def db_upgrade(
     ),
 ) -> None:
     """Apply the migrations shipped in the package; say which."""
+    from plumbline.config import settings
     from plumbline.migrate import upgrade, wait_for_database
 
     settings.var_dir.mkdir(parents=True, exist_ok=True)
@@ -137,6 +140,8 @@ def demo(
     new_key: bool = typer.Option(False, "--new-key", help="Mint a new key for the demo project"),
 ) -> None:
     """Seed a demo workspace and project with records in every module; print how to use them."""
+    from plumbline.config import settings
+
     settings.var_dir.mkdir(parents=True, exist_ok=True)
     project, account, made = asyncio.run(_disposing(_demo(if_empty=if_empty, new_key=new_key)))
     if project is None and new_key:
@@ -147,6 +152,8 @@ def demo(
 
 async def _disposing(work: Awaitable[T]) -> T:
     """``work``, then the database's connections closed (a command's event loop ends with it)."""
+    from plumbline.db import database
+
     try:
         return await work
     finally:
@@ -169,13 +176,17 @@ def _demo_lines(
     """What to print about the demo, ``made`` now ("seeded", "key minted") or before (None):
     the login and where to use it, ids, key and links, on the public URL (the port served,
     unless set); the same every run but for the key, which is shown once."""
+    from plumbline.config import settings
+
     url = settings.public_url.rstrip("/")
     if made is None and account is None:
         return ["Database already has users and no demo account; `plumbline demo` adds one."]
     head = f"[bold]Plumbline[/] demo {made} at {url}"
     if made is None:
         head = f"[bold]Plumbline[/] demo at {url} ({SEEDED_BEFORE})"
-    lines = [head, *_login_lines(account, url)]
+    # The app first: it is what a person opens; the API's docs, key and links follow.
+    app = f"{url}/app/workspaces/{project.workspace_id}" if project else f"{url}/app/"
+    lines = [head, f"  open the app: {app}", *_login_lines(account, url)]
     if project is None:
         return [*lines, "  No demo project here: seed one with `plumbline demo`."]
     if project.api_key is None:
@@ -211,6 +222,9 @@ def _login_lines(account: DemoAccount | None, url: str) -> list[str]:
 
 
 def _set_user(email: str, **values: object) -> None:
+    from sqlalchemy import select
+
+    from plumbline.db import database
     from plumbline.models import User
 
     async def run() -> bool:
@@ -233,6 +247,8 @@ def _set_user(email: str, **values: object) -> None:
 @users_app.command("create")
 def users_create(email: str, name: str, password: str, verified: bool = True) -> None:
     """Create a user (verified by default)."""
+    from plumbline.db import database
+    from plumbline.kit import clock, crypto
     from plumbline.models import User
 
     async def run() -> None:
@@ -259,6 +275,11 @@ def users_first() -> None:
     """Create the first user, verified, from PLUMBLINE_FIRST_USER_EMAIL and
     PLUMBLINE_FIRST_USER_PASSWORD (and _NAME) when there are no users; else nothing (a
     one-shot service runs it at every start: compose.yaml)."""
+    from pydantic import TypeAdapter, ValidationError
+    from sqlalchemy import func, select
+
+    from plumbline.config import settings
+    from plumbline.db import database
     from plumbline.errors import AppError
     from plumbline.identity.service import check_password
     from plumbline.kit.schema import EmailAddress

@@ -8,6 +8,7 @@ import asyncio
 import os
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,37 +30,85 @@ ARGS = [
 ]  # fmt: skip
 
 
-@contextmanager
-def chromium() -> Iterator[Browser]:
-    """Debian's Chromium, headless, through Playwright."""
+def _launch() -> tuple[Any, Browser]:
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"no Chromium at {CHROMIUM}: run `make test-deps` (or set CHROMIUM)", pytrace=False
         )
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    playwright = sync_playwright().start()
+    return playwright, playwright.chromium.launch(
+        executable_path=CHROMIUM, args=ARGS, headless=True
+    )
+
+
+class _Worker:
+    """One Chromium per test worker, started on first use and closed at the session's end
+    (``pytest_sessionfinish`` in tests/conftest.py).
+    Playwright's sync objects belong to the thread that made them, so every drive runs on
+    this one thread; each test opens contexts of its own (its own cookies), never pages of
+    another test's."""
+
+    def __init__(self) -> None:
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chromium")
+        self.started: tuple[Any, Browser] | None = None
+
+    def browser(self) -> Browser:
+        if self.started is None or not self.started[1].is_connected():
+            self.started = _launch()
+        return self.started[1]
+
+    def run(self, drive: Callable[[Browser], T]) -> T:
+        def go() -> T:
+            browser = self.browser()
+            before = set(browser.contexts)
+            try:
+                return drive(browser)
+            finally:  # a test's contexts end with it, whatever it left open
+                for context in set(browser.contexts) - before:
+                    context.close()
+
+        return self.thread.submit(go).result()
+
+    def stop(self) -> None:
+        def close() -> None:
+            if self.started is not None:
+                playwright, browser = self.started
+                browser.close()
+                playwright.stop()
+                self.started = None
+
+        self.thread.submit(close).result()
+        self.thread.shutdown()
+
+
+_worker = _Worker()
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    """Debian's Chromium, headless, through Playwright: a browser of its own (for a test that
+    drives it from a plain thread); ``in_chromium`` shares the worker's one browser."""
+    playwright, browser = _launch()
+    try:
+        yield browser
+    finally:
+        browser.close()
+        playwright.stop()
 
 
 async def in_chromium(drive: Callable[[Browser], T]) -> T:
-    """``drive(browser)`` in a thread of its own (Playwright's sync API cannot run inside the
-    test's event loop), so an async test makes its data through ``client`` first and checks
-    the outcome through the JSON API after."""
-
-    def run() -> T:
-        with chromium() as browser:
-            return drive(browser)
-
-    return await asyncio.to_thread(run)
+    """``drive(browser)`` on the worker's browser thread (Playwright's sync API cannot run
+    inside the test's event loop), so an async test makes its data through ``client`` first
+    and checks the outcome through the JSON API after."""
+    return await asyncio.to_thread(_worker.run, drive)
 
 
 def open_page(browser: Browser, **options: Any) -> Page:
-    """A new context at 390x844 (its own cookies: another tab of another person); every
-    console error (a Content-Security-Policy refusal among them) lands in ``page.problems``."""
-    context = browser.new_context(viewport=VIEWPORT, **options)
+    """A new context at 390x844 unless ``viewport=`` says otherwise (its own cookies: another
+    tab of another person); every console error (a Content-Security-Policy refusal among
+    them) lands in ``page.problems``."""
+    options.setdefault("viewport", VIEWPORT)
+    context = browser.new_context(**options)
     page = context.new_page()
     problems: list[str] = []
 

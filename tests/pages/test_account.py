@@ -103,9 +103,10 @@ async def test_reset_a_password_from_the_mail_and_sign_in(site: LiveServer, smtp
         page.get_by_label("E-mail address").fill(email)
         page.get_by_label("Password").fill(NEW)
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_url(site.url + "/account/")
-        assert email in page.locator("main").inner_text()
-        checked(page, "home")
+        # Into the app: a person without a workspace is asked to create one.
+        page.wait_for_url(site.url + "/app/workspaces/new")
+        assert page.locator("h1").inner_text() == "Create a workspace"
+        checked(page, "first-workspace")
 
         used = open_page(browser)
         used.goto(link)
@@ -153,15 +154,17 @@ async def test_accept_an_email_invite_as_a_new_user(site: LiveServer, smtp: Smtp
         verify = link_in(mail(smtp, email, "Verify your e-mail address"))
         assert verify.startswith(site.url + "/account/verify-email?token=")
         page.goto(verify)
-        assert page.locator("h1").inner_text() == "Your e-mail address is verified"
+        page.wait_for_url(site.url + "/app/workspaces/new")
+        assert page.locator(".flash").inner_text() == "Your e-mail address is verified."
         checked(page, "verified")
 
         page.goto(link)
         page.get_by_role("button", name=f"Accept and join {world.workspace.name}").click()
-        assert page.locator("h1").inner_text() == f"You have joined {world.workspace.name}"
+        page.wait_for_url(site.url + f"/app/workspaces/{world.workspace.id}")
+        assert f"You have joined {world.workspace.name}" in page.locator(".flash").inner_text()
         checked(page, "invite-accepted")
-        page.get_by_role("link", name="See your workspaces").click()
-        assert world.workspace.name in page.locator(".rows").inner_text()
+        page.goto(site.url + "/account/")
+        assert world.workspace.name in page.locator(".workspaces").inner_text()
         assert "Ina <b>Vited</b>" in page.locator("h1").inner_text()  # typed, shown escaped
         checked(page, "home-member")
         return page.context.cookies()

@@ -66,9 +66,12 @@ async def test_a_link_invite_is_shown_then_accepted_once_signed_in(client, world
     client.cookies.set(COOKIE, joiner.cookie)
     signed = page(await client.get(path), 200)
     assert "Accept and join" in signed and "Jo Joiner" in signed
-    for _ in range(2):  # a second tab's submit joins nobody twice
+    for _ in range(2):  # a second tab's submit joins nobody twice; both go into the workspace
         joined = await client.post(path, data={"csrf": csrf_in(signed)})
-        assert f"You have joined {world.workspace.name}" in page(joined, 200)
+        assert joined.status_code == 303
+        assert joined.headers["location"] == f"/app/workspaces/{world.workspace.id}"
+    home = page(await client.get(joined.headers["location"]), 200)
+    assert f"You have joined {world.workspace.name}. Your role: Manager." in home
     assert (await roles_of(client, joiner.cookie))[world.workspace.id] == "MANAGER"
     members = await client.get(ws_url(world.workspace.id, "/members"), headers=world.admin.headers)
     assert [m["role"] for m in members.json() if m["userId"] == joiner.id] == ["MANAGER"]
@@ -102,7 +105,8 @@ async def test_an_email_invite_accepted_by_its_address_verifies_it(client, world
     shown = page(await client.get(path), 200)
     assert "Client: the projects shared with you" in shown
     joined = await client.post(path, data={"csrf": csrf_in(shown)})
-    assert "You have joined" in page(joined, 200)
+    assert joined.headers["location"] == f"/app/workspaces/{world.workspace.id}"
+    assert "You have joined" in page(await client.get(joined.headers["location"]), 200)
     assert (await roles_of(client, invited.cookie))[world.workspace.id] == "MEMBER"
     session = await client.get("/api/auth/get-session")
     assert session.json()["user"]["emailVerified"] is True

@@ -4,8 +4,10 @@ saved views, languages, static files and the vendored libraries' manifest."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -113,6 +115,24 @@ async def test_the_layout_the_fragment_and_the_headers(
         },
     )
     assert "<html" in boosted.text
+
+
+async def test_the_brand_style_is_allowed_by_its_hash_on_every_page(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """The one inline <style> (the brand's colours) is allowed by its sha256, the same on every
+    page of the workspace: a page htmx swaps in keeps matching the first page's policy (a nonce
+    changed on every answer, and each boosted navigation logged a CSP violation)."""
+    policies = []
+    for path in (f"/app/workspaces/{world.workspace.id}", f"/app/projects/{world.project.id}"):
+        page = await client.get(path, headers=world.member.headers)
+        css = re.search(r"<style>(.*?)</style>", page.text, re.S)
+        assert css is not None and "nonce" not in page.text
+        digest = base64.b64encode(hashlib.sha256(css.group(1).encode()).digest()).decode()
+        policy = page.headers["content-security-policy"]
+        assert f"style-src 'self' 'sha256-{digest}'" in policy
+        policies.append(policy)
+    assert policies[0] == policies[1]
 
 
 async def test_another_workspace_and_a_missing_page_are_the_404_page(

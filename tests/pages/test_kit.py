@@ -92,3 +92,19 @@ def test_a_workspace_colour_reaches_css_only_as_a_valid_colour_with_aa_contrast(
         brand = Brand.of("A", None, False, color)
         assert contrast(brand.color, brand.on_color) >= 4.5, color
         assert contrast(brand.accent, "#FFFFFF") >= 4.5, color
+
+
+def test_a_form_reports_every_field_error_at_once() -> None:
+    """A missing required field does not hide the other fields' errors: the person fixes the
+    whole form in one go."""
+    from plumbline.pages.kit.forms import validate
+    from plumbline.project.schemas import ProjectCreate
+
+    errors = validate(
+        ProjectCreate,
+        {"name": "", "startDate": "not a day", "currency": "DOLLARS"},
+        {"name": "Enter the project's name"},
+    )
+    assert isinstance(errors, dict)
+    assert errors["name"] == "Enter the project's name"
+    assert {"startDate", "currency"} <= set(errors)

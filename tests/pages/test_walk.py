@@ -15,6 +15,7 @@ from fastapi import routing
 from fastapi.routing import APIRoute
 
 from tests.factories import World, make_world
+from tests.issue.helpers import create_issue
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,14 @@ PAGES: dict[str, Row] = {
     "/app/projects/{projectId}/issues": Row(),
     "/app/projects/{projectId}/issues/board": Row(),
     "/app/projects/{projectId}/issues/new": Row(),
+    "/app/projects/{projectId}/issues/{issueId}": Row(),
+    # The person's own: anyone signed in opens them (another workspace's person too).
+    "/app/notifications": Row(stranger=200),
+    "/app/notifications/bell": Row(stranger=200),
+    "/app/search": Row(stranger=200),
 }
 # Routes under /app that are not pages to open: streams and form targets.
-NOT_PAGES = {"/app", "/app/projects/{projectId}/live"}
+NOT_PAGES = {"/app", "/app/live", "/app/projects/{projectId}/live"}
 
 
 def page_routes(app: Any) -> list[str]:
@@ -68,8 +74,8 @@ async def walk_world() -> dict[str, Any]:
     return {"world": world, "stranger": stranger}
 
 
-def concrete(path: str, world: World) -> str:
-    values = {"workspaceId": world.workspace.id, "projectId": world.project.id}
+def concrete(path: str, world: World, **ids: str) -> str:
+    values = {"workspaceId": world.workspace.id, "projectId": world.project.id, **ids}
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 
@@ -77,8 +83,9 @@ async def test_each_page_for_a_member_a_stranger_and_a_visitor(
     client: httpx.AsyncClient, walk_world: dict[str, Any]
 ) -> None:
     world, stranger = walk_world["world"], walk_world["stranger"]
+    issue = await create_issue(client, world.project.id, world.member.headers)
     for template, row in PAGES.items():
-        path = concrete(template, world)
+        path = concrete(template, world, issueId=issue["id"])
         member = await client.get(path, headers=world.manager.headers)
         assert member.status_code == row.member, (path, member.status_code, member.text[:300])
         if row.member == 200:

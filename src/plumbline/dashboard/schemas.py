@@ -62,6 +62,12 @@ class PunchSection(Schema):
     due_in_7_days: int = Field(description="Not CLOSED, due today or in the next 7 days")
 
 
+class ProposalSection(Schema):
+    pending: int = Field(
+        description="Sent (SENT or VIEWED) and still valid: waiting for the client's answer"
+    )
+
+
 class ProjectDashboardRead(Schema):
     """Record sections are null while their module is switched off for the project."""
 
@@ -71,6 +77,7 @@ class ProjectDashboardRead(Schema):
     issues: IssueSection | None
     rfis: RfiSection | None
     punch: PunchSection | None
+    proposals: ProposalSection | None
     overdue_items: int = Field(description="Overdue issues, RFIs and punch items together")
     items_due_in_7_days: int = Field(description="Issues, RFIs and punch items due within 7 days")
     activity: list[AuditLogRead]

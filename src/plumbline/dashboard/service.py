@@ -4,19 +4,22 @@ Who may read it: internal members with ``records:read`` and API keys with the ``
 scope. External collaborators (clients, contractors) get 403: the counts and the activity feed
 cover every record of the project, including the ones they are not shown.
 
-Module switches: the ``files``, ``issues``, ``rfis`` and ``punch`` keys are always present and
-null while their module (``files``, ``issues``, ``rfi``, ``punch``) is switched off for the
-project; a disabled module's query is not run and adds nothing to the totals.
+Module switches: the ``files``, ``issues``, ``rfis``, ``punch`` and ``proposals`` keys are
+always present and null while their module (``files``, ``issues``, ``rfi``, ``punch``,
+``proposals``) is switched off for the project; a disabled module's query is not run and adds
+nothing to the totals.
 
 Dates are UTC calendar days (``clock.today()``). A record is *overdue* when it is open and its
 due date is before today, *due in 7 days* when it is open and due between today and today + 7
 inclusive. Open means: issues OPEN or IN_PROGRESS; RFIs OPEN or IN_REVIEW (an ANSWERED RFI
 has its answer and waits only for the manager to close it); punch items anything but CLOSED
 (READY_FOR_REVIEW still needs the work accepted). ``openWorkOrders`` counts issues of kind
-WORK_ORDER that are open. Deleted records are never counted.
+WORK_ORDER that are open. ``proposals.pending`` counts the proposals sent (SENT or VIEWED) and
+still within their validity: waiting for the client's answer. Deleted records are never counted.
 
 Queries: the project access check, then one each for the team, the files, each enabled record
-table (one GROUP BY status) and the activity — a fixed number whatever the row counts.
+table (one GROUP BY status), the pending proposals and the activity: a fixed number whatever
+the row counts.
 """
 
 from __future__ import annotations
@@ -85,6 +88,10 @@ class DashboardService:
         if module_enabled(project, "punch"):
             tally = await repository.tally(db, PunchItem, *window)
             punch = _section(tally, PUNCH_STATUSES, PUNCH_OPEN)
+        proposals = None
+        if module_enabled(project, "proposals"):
+            pending = await repository.pending_proposals(db, project.id, clock.now())
+            proposals = {"pending": pending}
         sections = [s for s in (issues, rfis, punch) if s is not None]
         return {
             "project": {"id": project.id, "name": project.name, "stage": project.stage},
@@ -93,6 +100,7 @@ class DashboardService:
             "issues": issues,
             "rfis": rfis,
             "punch": punch,
+            "proposals": proposals,
             "overdueItems": sum(s["overdue"] for s in sections),
             "itemsDueIn7Days": sum(s["dueIn7Days"] for s in sections),
             "activity": await audit.recent(db, project_id=project.id, limit=RECENT_ACTIVITY),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -18,10 +20,16 @@ class DemoFailed(RuntimeError):
 class Api:
     """The app over ASGI as the signed-in demo user; any answer >= 400 raises DemoFailed."""
 
-    def __init__(self, client: httpx.AsyncClient, user_id: str) -> None:
-        self.client, self.user_id = client, user_id
+    def __init__(self, client: httpx.AsyncClient, user_id: str, cookie: str | None = None) -> None:
+        self.client, self.user_id, self.cookie = client, user_id, cookie
+
+    def acting_as(self, user_id: str, cookie: str) -> Api:
+        """The same app as another person of the demo (``cookie``: their session's)."""
+        return Api(self.client, user_id, cookie)
 
     async def __call__(self, method: str, path: str, **kwargs: Any) -> Any:
+        if self.cookie is not None:
+            kwargs["headers"] = {**kwargs.get("headers", {}), "Cookie": self.cookie}
         answer = await self.client.request(method, path, **kwargs)
         if answer.status_code >= 400:
             raise DemoFailed(f"{method} {path}: {answer.status_code} {answer.text}")
@@ -53,6 +61,29 @@ class Api:
         )
 
 
+# The real time while ``back`` moves the clock: the dates the demo writes stay relative to today.
+_seeded_at: list[datetime] = []
+
+
 def day(offset: int) -> str:
-    """The ISO date ``offset`` days from today."""
-    return (clock.today() + timedelta(days=offset)).isoformat()
+    """The ISO date ``offset`` days from today (the real today, also inside ``back``)."""
+    today = _seeded_at[0].date() if _seeded_at else clock.today()
+    return (today + timedelta(days=offset)).isoformat()
+
+
+@contextmanager
+def back(days: float) -> Iterator[None]:
+    """The requests of the block happen ``days`` ago: the records they make, their history
+    and audit entries carry that time, so the demo shows the activity of a real fortnight.
+    Blocks go in time order (each later than the one before: feeds order entries by id) and
+    do not nest."""
+    if _seeded_at:
+        raise RuntimeError("back() does not nest")
+    real = clock.now()
+    _seeded_at.append(real)
+    clock.set_now(real - timedelta(days=days))
+    try:
+        yield
+    finally:
+        _seeded_at.clear()
+        clock.set_now(None)

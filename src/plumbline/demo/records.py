@@ -10,27 +10,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from plumbline.demo import operations, planning, proposals
-from plumbline.demo.api import Api, day
+from plumbline.demo import issues, operations, planning, proposals
+from plumbline.demo.api import Api, back, day
 from plumbline.demo.drawing import floor_plan
 from plumbline.demo.links import CALENDAR_FEED, Link
+from plumbline.demo.people import Team
 from plumbline.demo.sheets import populate_sheets
 
 
-async def populate(api: Api, project_id: str) -> list[Link]:
-    """The records of every module; the links worth printing."""
+async def populate(team: Team, project_id: str) -> list[Link]:
+    """The records of every module, the construction ones over the last two weeks and by the
+    team; the links worth printing."""
+    api = team.me
     links: list[Link] = []
     base = f"/api/v1/projects/{project_id}"
-    drawing = await _drawings(api, project_id)
-    issue_ids = await _issues(api, base, drawing)
-    await _rfis(api, base, issue_ids, drawing)
-    await _punch(api, base, drawing)
-    await _field_reports(api, base)
-    links += await proposals.populate(api, base)
+    with back(12.9):
+        drawing = await _drawings(api, project_id)
+    issue_ids = await issues.populate(team, base, drawing)
+    await _rfis(team, base, issue_ids, drawing)
+    await _punch(team, base, drawing)
+    with back(1):
+        await _field_reports(api, base)
+    with back(0.5):
+        links += await proposals.populate(api, base)
     links += await operations.populate(api, base)
-    await planning.populate(api, project_id)
+    with back(11):  # the schedule and its materials, planned at the start
+        await planning.populate(api, project_id)
     await populate_sheets(api, project_id)
     links += await _calendar_feed(api, base)
+    await issues.todays_round(team, base, issue_ids)
     return links
 
 
@@ -49,60 +57,6 @@ async def _drawings(api: Api, project_id: str) -> dict[str, Any]:
         project_id, "A-201 Level 3 Floor Plan.pdf", floor_plan(2), fileId=first["id"]
     )
     return second
-
-
-ISSUES = [  # title, kind, status, priority, location, due in days, work order type
-    ("Water staining on ceiling near grid C-3", "CONSTRUCTION", "IN_PROGRESS", "HIGH",
-     "Level 3, open office 301", 3, None),
-    ("Missing firestopping at riser penetrations", "CONSTRUCTION", "OPEN", "URGENT",
-     "Level 5, riser room", 2, None),
-    ("Damaged curtain wall mullion, east elevation", "CONSTRUCTION", "RESOLVED", "MEDIUM",
-     "East elevation, level 8", -4, None),
-    ("Stair 2 handrail below required height", "CONSTRUCTION", "CLOSED", "HIGH",
-     "Stair 2, levels 1-3", -12, None),
-    ("Replace AHU-2 supply fan belt", "WORK_ORDER", "OPEN", "HIGH",
-     "Roof, mechanical yard", 1, "CORRECTIVE"),
-    ("Quarterly fire pump test", "WORK_ORDER", "IN_PROGRESS", "MEDIUM",
-     "Basement, fire pump room", 0, "PREVENTIVE"),
-    ("Adjust lobby entrance door closer", "WORK_ORDER", "CLOSED", "LOW",
-     "Ground floor lobby", -6, "CORRECTIVE"),
-]  # fmt: skip
-
-
-async def _issues(api: Api, base: str, drawing: dict[str, Any]) -> list[str]:
-    ids = []
-    for title, kind, status, priority, location, due, order_type in ISSUES:
-        body: dict[str, Any] = {
-            "title": title,
-            "description": f"Observed during the weekly walk: {title.lower()}.",
-            "issueKind": kind,
-            "priority": priority,
-            "location": location,
-            "dueDate": day(due),
-            "assigneeId": api.user_id,
-        }
-        if order_type:
-            body["workOrderType"] = order_type
-        issue = await api("POST", f"{base}/issues", json=body)
-        if status != "OPEN":  # as on site: raised open, then worked on (kept in its history)
-            await api("PATCH", f"{base}/issues/{issue['id']}", json={"status": status})
-        ids.append(issue["id"])
-    await api(
-        "PATCH",
-        f"{base}/issues/{ids[0]}",
-        json={
-            "fileId": drawing["id"],
-            "fileVersionId": drawing["fileVersionId"],
-            "pageNumber": 1,
-            "pin": {"x": 0.42, "y": 0.31},
-        },
-    )
-    await api(
-        "POST",
-        f"{base}/issues/{ids[0]}/comments",
-        json={"body": "Plumber found a weeping joint on the level 4 branch; repair scheduled."},
-    )
-    return ids
 
 
 RFIS = [  # title, question, final status
@@ -125,32 +79,49 @@ ANSWERS = {
 }
 
 
-async def _rfis(api: Api, base: str, issue_ids: list[str], drawing: dict[str, Any]) -> None:
+async def _rfis(team: Team, base: str, issue_ids: list[str], drawing: dict[str, Any]) -> None:
+    """Asked by the project engineer on days 9 to 6 ago, reviewed and answered the next days."""
     for index, (title, question, status) in enumerate(RFIS):
-        body: dict[str, Any] = {
-            "title": title,
-            "question": question,
-            "priority": "HIGH" if index == 2 else "MEDIUM",
-            "dueDate": day(7 - 3 * index),
+        with back(9 - index):
+            await _rfi(team, base, index, title, question, status, issue_ids, drawing)
+
+
+async def _rfi(
+    team: Team,
+    base: str,
+    index: int,
+    title: str,
+    question: str,
+    status: str,
+    issue_ids: list[str],
+    drawing: dict[str, Any],
+) -> None:
+    asked, api = team["grace"], team["tomas"]
+    body: dict[str, Any] = {
+        "title": title,
+        "question": question,
+        "priority": "HIGH" if index == 2 else "MEDIUM",
+        "dueDate": day(7 - 3 * index),
+    }
+    if index == 2:
+        body |= {
+            "issueIds": [issue_ids[0]],
+            "fileVersionId": drawing["fileVersionId"],
+            "pageNumber": 1,
+            "pin": {"x": 0.55, "y": 0.2},
         }
-        if index == 2:
-            body |= {
-                "issueIds": [issue_ids[0]],
-                "fileVersionId": drawing["fileVersionId"],
-                "pageNumber": 1,
-                "pin": {"x": 0.55, "y": 0.2},
-            }
-        rfi = await api("POST", f"{base}/rfi", json=body)
-        path = f"{base}/rfi/{rfi['id']}"
-        if status == "OPEN":
-            continue
-        await api("PATCH", path, json={"status": "IN_REVIEW", "assigneeIds": [api.user_id]})
-        if status == "IN_REVIEW":
-            continue
-        answer = await api("POST", f"{path}/messages", json={"body": ANSWERS[status]})
-        await api("PATCH", path, json={"status": "ANSWERED", "answerMessageId": answer["id"]})
-        if status == "CLOSED":
-            await api("PATCH", path, json={"status": "CLOSED"})
+    rfi = await asked("POST", f"{base}/rfi", json=body)
+    path = f"{base}/rfi/{rfi['id']}"
+    if status == "OPEN":
+        return
+    responders = [team.id("dana"), team.id("grace")]
+    await api("PATCH", path, json={"status": "IN_REVIEW", "assigneeIds": responders})
+    if status == "IN_REVIEW":
+        return
+    answer = await team.me("POST", f"{path}/messages", json={"body": ANSWERS[status]})
+    await api("PATCH", path, json={"status": "ANSWERED", "answerMessageId": answer["id"]})
+    if status == "CLOSED":
+        await api("PATCH", path, json={"status": "CLOSED"})
 
 
 PUNCH = [  # title, location, trade, priority, status
@@ -164,26 +135,40 @@ PUNCH = [  # title, location, trade, priority, status
 PUNCH_STEPS = ["IN_PROGRESS", "READY_FOR_REVIEW", "CLOSED"]
 
 
-async def _punch(api: Api, base: str, drawing: dict[str, Any]) -> None:
+async def _punch(team: Team, base: str, drawing: dict[str, Any]) -> None:
+    """Walked by the superintendent on days 5 to 2 ago; the electrical item is the contractor's."""
     for index, (title, location, trade, priority, status) in enumerate(PUNCH):
-        item = await api(
-            "POST",
-            f"{base}/punch",
-            json={
-                "title": title,
-                "location": location,
-                "trade": trade,
-                "priority": priority,
-                "assigneeIds": [api.user_id],
-                "dueDate": day(5 + index),
-                "fileVersionId": drawing["fileVersionId"],
-                "pageNumber": 1,
-                "pin": {"x": 0.2 + 0.15 * index, "y": 0.6},
-            },
-        )
-        steps = PUNCH_STEPS[: PUNCH_STEPS.index(status) + 1] if status != "OPEN" else []
-        for step in steps:
-            await api("PATCH", f"{base}/punch/{item['id']}", json={"status": step})
+        with back(5 - index):
+            await _punch_item(team, base, drawing, index, title, location, trade, priority, status)
+
+
+async def _punch_item(
+    team: Team,
+    base: str,
+    drawing: dict[str, Any],
+    index: int,
+    *row: str,
+) -> None:
+    api = team["tomas"]
+    title, location, trade, priority, status = row
+    item = await api(
+        "POST",
+        f"{base}/punch",
+        json={
+            "title": title,
+            "location": location,
+            "trade": trade,
+            "priority": priority,
+            "assigneeIds": [team.id("luis" if trade == "Electrical" else "dana")],
+            "dueDate": day(index - 1),
+            "fileVersionId": drawing["fileVersionId"],
+            "pageNumber": 1,
+            "pin": {"x": 0.2 + 0.15 * index, "y": 0.6},
+        },
+    )
+    steps = PUNCH_STEPS[: PUNCH_STEPS.index(status) + 1] if status != "OPEN" else []
+    for step in steps:
+        await api("PATCH", f"{base}/punch/{item['id']}", json={"status": step})
 
 
 async def _field_reports(api: Api, base: str) -> None:

@@ -11,24 +11,24 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from datetime import timedelta
 
 import httpx
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from plumbline.auth.session import COOKIE_NAME, SESSION_DAYS
 from plumbline.authz.permissions import SCOPES
 from plumbline.config import settings
 from plumbline.db import database
-from plumbline.demo.api import Api
+from plumbline.demo import people, portfolio
+from plumbline.demo.api import Api, back, day
 from plumbline.demo.billing import subscribe
 from plumbline.demo.links import keep, recall
+from plumbline.demo.people import session_cookie
 from plumbline.demo.records import populate
 from plumbline.demo.sso import add_identity_provider
 from plumbline.demo.webhooks import add_webhook
 from plumbline.kit import clock, crypto
-from plumbline.models import AuthSession, Project, User, Workspace
+from plumbline.models import Project, User, Workspace
 
 DEMO_EMAIL = "demo@plumbline.local"
 DEMO_PASSWORD = "Plumbline-Demo-2026!"  # noqa: S105 - the printed demo login
@@ -92,21 +92,7 @@ async def signed_in(user_id: str) -> AsyncIterator[Api]:
     """A session for the demo user (as a sign-in creates), used in-process and signed out after."""
     from plumbline.app import create_app
 
-    token = crypto.random_token()
-    now = clock.now()
-    async with database.sessionmaker() as db:
-        db.add(
-            AuthSession(
-                user_id=user_id,
-                token_hash=crypto.sha256_hex(token),
-                expires_at=now + timedelta(days=SESSION_DAYS),
-                remember=True,
-                user_agent="plumbline demo",
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        await db.commit()
+    cookie = await session_cookie(user_id)
     app = create_app()
     # The demo's own requests are not traffic worth logging line by line (and the server that
     # seeds it before serving logs its own traffic again after).
@@ -115,7 +101,7 @@ async def signed_in(user_id: str) -> AsyncIterator[Api]:
     access.setLevel(logging.WARNING)
     headers = {
         "Origin": settings.origins[0],
-        "Cookie": f"{COOKIE_NAME}={crypto.signed(token, 'session')}",
+        "Cookie": cookie,
     }
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url=settings.public_url, headers=headers
@@ -138,20 +124,27 @@ async def seed() -> DemoProject:
     """A new demo workspace and project full of records, and an API key for it."""
     user_id = await _ensure_user()
     async with signed_in(user_id) as api:
-        workspace = await api("POST", "/api/v1/workspaces", json={"name": WORKSPACE_NAME})
-        project = await api(
-            "POST",
-            f"/api/v1/workspaces/{workspace['id']}/projects",
-            json={
-                "name": PROJECT_NAME,
-                "location": "1 Harbor Way, Seattle, WA",
-                "stage": "Execution",
-                "projectNumber": "HVT-2026",
-                "startDate": (clock.today() - timedelta(days=120)).isoformat(),
-                "endDate": (clock.today() + timedelta(days=240)).isoformat(),
-            },
-        )
-        links = await populate(api, project["id"])
+        with back(13):  # the company set up its workspace, team and projects two weeks ago
+            workspace = await api("POST", "/api/v1/workspaces", json={"name": WORKSPACE_NAME})
+            team = await people.add_team(api, workspace["id"])
+            # The flagship last: the workspace lists its newest project first.
+            others = await portfolio.create_projects(team, workspace["id"])
+            project = await api(
+                "POST",
+                f"/api/v1/workspaces/{workspace['id']}/projects",
+                json={
+                    "name": PROJECT_NAME,
+                    "location": "1 Harbor Way, Seattle, WA",
+                    "stage": "Execution",
+                    "projectNumber": "HVT-2026",
+                    "startDate": day(-120),
+                    "endDate": day(240),
+                },
+            )
+            await people.add_contractor(team, workspace["id"], project["id"])
+        links = await populate(team, project["id"])
+        await portfolio.populate(team, others)
+        await people.sign_out(team)
         await add_webhook(api, project["id"])  # after the records: nothing queued for it
         await add_identity_provider(api, workspace["id"])
         await subscribe(api, workspace["id"])

@@ -29,6 +29,11 @@ def channel(project_id: str) -> str:
     return f"live:{project_id}"
 
 
+def user_channel(user_id: str) -> str:
+    """A person's own channel: "a notification arrived" (the tab asks for its bell again)."""
+    return f"live-user:{user_id}"
+
+
 def _message(event: Event) -> dict[str, Any]:
     return {
         "type": event.type,
@@ -55,6 +60,23 @@ async def on_written(db: AsyncSession, events: Sequence[Event]) -> None:
     uow.after_commit(publish)
 
 
+def notified(db: AsyncSession, user_ids: Sequence[str]) -> None:
+    """Tell these people's open tabs, once the transaction commits, that a notification
+    arrived (the message carries nothing but that)."""
+    uow = db.info.get("uow")
+    if not user_ids or uow is None:
+        return
+
+    async def publish() -> None:
+        for user_id in sorted(set(user_ids)):
+            try:
+                await pubsub.publish(user_channel(user_id), {"type": "notification"})
+            except Exception:  # the bell is right again on the next page
+                log.warning("live notification not published", exc_info=True)
+
+    uow.after_commit(publish)
+
+
 def sse(name: str, data: dict[str, Any]) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + encoding.dumps(data) + b"\n\n"
 
@@ -62,29 +84,52 @@ def sse(name: str, data: dict[str, Any]) -> bytes:
 PING = b": ping\n\n"
 
 
-async def stream(project_id: str) -> AsyncIterator[bytes]:
-    """One tab's stream: ``change`` events, a comment every 25 s to keep proxies from closing
-    it; ends when the server stops (the browser reconnects) or drops a slow reader."""
-    subscription = pubsub.subscribe(channel(project_id))
-    _streams.add(subscription)
+async def _next(
+    subscriptions: dict[pubsub.Subscription, str], timeout: float
+) -> list[tuple[str, dict[str, Any]]]:
+    """What arrived on any of the subscriptions (``(event name, message)``), waiting at most
+    ``timeout`` seconds; [] after the wait. Raises ``SubscriptionClosed`` as ``next`` does."""
+    ready = [(name, m) for s, name in subscriptions.items() if (m := s.next_nowait()) is not None]
+    if ready:
+        return ready
+    waits = {asyncio.ensure_future(s.next(timeout)): name for s, name in subscriptions.items()}
+    done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    return [(waits[t], m) for t in done if (m := t.result()) is not None]
+
+
+async def stream(user_id: str, project_id: str | None = None) -> AsyncIterator[bytes]:
+    """One tab's stream: ``notification`` when one arrives for the person, ``change`` for each
+    of the project's events (when the tab is in a project), a comment every 25 s to keep
+    proxies from closing it; ends when the server stops (the browser reconnects) or drops a
+    slow reader."""
+    names = {user_channel(user_id): "notification"}
+    if project_id is not None:
+        names[channel(project_id)] = "change"
+    subscriptions = {pubsub.subscribe(c): name for c, name in names.items()}
+    _streams.update(subscriptions)
     try:
-        await subscription.ready()
+        for subscription in subscriptions:
+            await subscription.ready()
         yield b"retry: 5000\n\n"
         while True:
-            message = await subscription.next(PING_SECONDS)
-            if message is None:
+            arrived = await _next(subscriptions, PING_SECONDS)
+            if not arrived:
                 yield PING
-                continue
-            if message.get("closing"):
-                return
-            yield sse("change", message)
+            for name, message in arrived:
+                if message.get("closing"):
+                    return
+                yield sse(name, message)
     except pubsub.SubscriptionClosed:
         log.info("live stream dropped as a slow consumer")
     except asyncio.CancelledError:
         raise
     finally:
-        subscription.close()
-        _streams.discard(subscription)
+        for subscription in subscriptions:
+            subscription.close()
+            _streams.discard(subscription)
 
 
 def close_streams() -> None:

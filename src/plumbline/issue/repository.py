@@ -30,6 +30,8 @@ from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import (
     Attachment,
+    AuditLog,
+    File,
     Issue,
     IssueComment,
     ProjectCounter,
@@ -302,3 +304,36 @@ async def comments_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Row[A
 
 async def insert_comment(db: AsyncSession, values: dict[str, Any]) -> None:
     await db.execute(insert(IssueComment).values(**values))
+
+
+async def history(db: AsyncSession, project_id: str, issue_id: str, limit: int) -> Sequence[Any]:
+    """The issue's audit entries, newest first, with their author's name: action, changes,
+    time, actor kind, name."""
+    query = (
+        select(AuditLog.action, AuditLog.changes, AuditLog.created_at, AuditLog.actor, User.name)
+        .outerjoin(User, User.id == AuditLog.actor_user_id)
+        .where(
+            AuditLog.project_id == project_id,
+            AuditLog.entity_id == issue_id,
+            AuditLog.entity_type == "issue",
+        )
+        .order_by(AuditLog.id.desc())
+        .limit(limit)
+    )
+    return (await db.execute(query)).all()
+
+
+async def names(db: AsyncSession, user_ids: Sequence[str]) -> dict[str, str]:
+    """The names of these users (none: no query)."""
+    if not user_ids:
+        return {}
+    query = select(User.id, User.name).where(User.id.in_(user_ids))
+    return dict((await db.execute(query)).tuples().all())
+
+
+async def file_name(db: AsyncSession, project_id: str, file_id: str) -> str | None:
+    """The name of the project's live file (the drawing an issue is pinned on)."""
+    query = select(File.name).where(
+        File.id == file_id, File.project_id == project_id, File.deleted_at.is_(None)
+    )
+    return (await db.execute(query)).scalar_one_or_none()

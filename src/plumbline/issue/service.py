@@ -160,7 +160,7 @@ class IssueService:
         return await repo.count(db, require_shared(ctx), filters.of_caller(ctx.user_id))
 
     async def assignees(self, db: AsyncSession, ctx: ProjectContext) -> list[tuple[str, str]]:
-        return await records_repo.assignees(db, ctx)
+        return await records_repo.assignable_people(db, ctx)
 
     def export(
         self, ctx: ProjectContext, filters: IssueFilters

@@ -19,8 +19,14 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from plumbline.config import settings
 
 _hasher = PasswordHasher()
+
+
 # Verified against when the e-mail is unknown, so both answers take similar time.
-_DUMMY_HASH = _hasher.hash("not-a-real-password-Aa1!")
+@cache
+def _dummy_hash() -> str:
+    """A hash to verify against when there is none (the same time either way); made when first
+    needed, not at import (Argon2 takes tens of milliseconds)."""
+    return _hasher.hash("not-a-real-password-Aa1!")
 
 
 def random_token(nbytes: int = 32) -> str:
@@ -37,7 +43,9 @@ def hash_password(password: str) -> str:
 
 def verify_password(password_hash: str | None, password: str) -> bool:
     try:
-        return _hasher.verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
+        return (
+            _hasher.verify(password_hash or _dummy_hash(), password) and password_hash is not None
+        )
     except (VerificationError, InvalidHashError):
         return False
 

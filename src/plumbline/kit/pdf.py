@@ -12,10 +12,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from io import BytesIO
 
-from fpdf import FPDF
-from fpdf.enums import TableBordersLayout, XPos, YPos
-from fpdf.fonts import FontFace
-
 from plumbline.kit import clock
 
 _FONT = "helvetica"
@@ -67,6 +63,8 @@ class PdfDocument:
     def __init__(
         self, *, title: str, author: str = "Plumbline", created_at: datetime | None = None
     ) -> None:
+        from fpdf import FPDF  # its fonts take a while to import: only when a PDF is made
+
         self._pdf = FPDF(orientation="portrait", unit="mm", format="A4")
         self._pdf.set_title(latin1(title))
         self._pdf.set_author(latin1(author))
@@ -156,6 +154,8 @@ class PdfDocument:
         return bytes(self._pdf.output())
 
     def _write(self, text: str, height: float) -> None:
+        from fpdf.enums import XPos, YPos
+
         self._pdf.multi_cell(
             0, height, latin1(text), new_x=XPos.LMARGIN, new_y=YPos.NEXT, align="L"
         )
@@ -170,6 +170,9 @@ class PdfDocument:
         bold_last_row: bool = False,
         align: Sequence[str] | None = None,
     ) -> None:
+        from fpdf.enums import TableBordersLayout
+        from fpdf.fonts import FontFace
+
         self._pdf.set_font(_FONT, size=9)
         columns = len(headers) if headers is not None else max((len(r) for r in rows), default=1)
         bold = FontFace(emphasis="BOLD")

@@ -36,6 +36,14 @@ async def list_for_user(
     return (await db.execute(page.apply(query, Notification.id))).all()
 
 
+async def one_for_user(db: AsyncSession, user_id: str, notification_id: str) -> Any:
+    """One of the user's notifications (``COLUMNS``), or None."""
+    query = select(*COLUMNS).where(
+        Notification.id == notification_id, Notification.user_id == user_id
+    )
+    return (await db.execute(query)).first()
+
+
 async def mark_read(db: AsyncSession, user_id: str, ids: list[str] | None, now: datetime) -> int:
     """Mark unread notifications read (these ids, or all); returns how many changed."""
     query = update(Notification).where(

@@ -13,6 +13,8 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
 from plumbline.db import UnitOfWork
+from plumbline.errors import found
+from plumbline.events import live
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
 from plumbline.kit.mail import Mail
@@ -101,6 +103,7 @@ class NotificationService:
                 for row in rows
             ],
         )
+        live.notified(db, [row["user_id"] for row in rows])
 
     async def assigned(
         self,
@@ -147,6 +150,16 @@ class NotificationService:
         # Date-times go to the encoder as they are: it writes them as ``clock.iso`` does.
         rows, headers = page.finish(rows)
         return [dict(zip(KEYS, row, strict=True)) for row in rows], headers
+
+    async def open(
+        self, db: AsyncSession, principal: Principal, notification_id: str
+    ) -> str | None:
+        """Mark one of the caller's notifications read and return where it points (404 for
+        another person's)."""
+        user = principal.require_user()
+        row = found(await repo.one_for_user(db, user.id, notification_id), "Notification not found")
+        await repo.mark_read(db, user.id, [notification_id], clock.now())
+        return str(row.href) if row.href else None
 
     async def unread(self, db: AsyncSession, user_id: str) -> int:
         """How many of the person's notifications are unread."""

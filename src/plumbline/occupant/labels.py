@@ -19,7 +19,6 @@ from plumbline.kit import clock, crypto
 from plumbline.occupant import repository as repo
 from plumbline.occupant.auth import link_token
 from plumbline.occupant.errors import LinkExpired, LinkNotFound, LinkNotPrintable
-from plumbline.occupant.label_sheet import Label, Sheet, qr_code, render
 
 Paper = Literal["A4", "Letter"]
 ImageKind = Literal["png", "svg"]
@@ -65,6 +64,8 @@ class LabelService:
         token = printable_token(link.id, link.token_hash)
         if token is None:
             raise LinkNotPrintable()
+        from plumbline.occupant.label_sheet import qr_code  # segno: when a code is drawn
+
         code = qr_code(portal_url(token))
         buffer = BytesIO()
         options: dict[str, Any] = {"scale": PNG_SCALE, "border": QUIET_ZONE}
@@ -77,6 +78,8 @@ class LabelService:
 
     async def sheet(self, db: AsyncSession, ctx: ProjectContext, paper: Paper) -> bytes:
         """The label sheet of the project's links that still open the portal."""
+        from plumbline.occupant.label_sheet import Label, Sheet, render  # fpdf: when one is made
+
         rows = await repo.sheet_links(db, ctx.project.id, clock.now())
         printable: list[Label] = []
         for link_id, label, token_hash, _, name, tag, location in rows:

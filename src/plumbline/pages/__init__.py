@@ -14,15 +14,18 @@ from plumbline.pages import (
     account_links,
     door,
     live,
+    notifications,
     occupant,
     projects,
     proposal,
+    search,
     views,
     workspaces,
 )
 from plumbline.pages.issues import actions as issue_actions
 from plumbline.pages.issues import create as issue_create
 from plumbline.pages.issues import listing as issue_listing
+from plumbline.pages.issues import record as issue_record
 from plumbline.pages.kit import static_router
 
 # Each is mounted on the app itself (api.ROUTERS), as every router is.
@@ -39,6 +42,9 @@ routers: tuple[APIRouter, ...] = (
     issue_listing.router,
     issue_create.router,
     issue_actions.router,
+    issue_record.router,
     views.router,
     live.router,
+    notifications.router,
+    search.router,
 )

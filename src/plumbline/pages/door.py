@@ -1,5 +1,6 @@
 """``/app/``: the door into the app (the person's last workspace, else their first, else the
-form that creates one; sign in first when nobody is); the language choice; the shortcuts."""
+form that creates one; sign in first when nobody is; ``/`` leads here, ``home/endpoints.py``);
+the language choice; the shortcuts."""
 
 from __future__ import annotations
 

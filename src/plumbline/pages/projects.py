@@ -11,7 +11,7 @@ from starlette.responses import Response
 from plumbline.authz.permissions import Permission
 from plumbline.authz.plans import Feature
 from plumbline.authz.project import ProjectContext, project_access
-from plumbline.dashboard.service import dashboard as dashboard_service
+from plumbline.dashboard import home as home_service
 from plumbline.db import DB
 from plumbline.pages.kit.shell import page, shell
 from plumbline.routing import make_router
@@ -26,13 +26,13 @@ ProjectPage = Annotated[
 
 @router.get("/app/projects/{projectId}")
 async def project_home(request: Request, ctx: ProjectPage, db: DB) -> Response:
-    """The project at a glance; externals see their areas."""
-    figures = None if ctx.is_external else await dashboard_service.project_dashboard(db, ctx)
+    """The project at a glance; externals see their own records and their areas."""
+    home = await home_service.project_home(db, ctx)
     return page(
         request,
         "projects/home.html",
         await shell(request, db, ctx),
-        figures=figures,
+        home=home,
         may_write=ctx.can(Permission.RECORDS_WRITE),
     )
 

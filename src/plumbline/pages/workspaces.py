@@ -69,15 +69,14 @@ async def create_workspace(request: Request, db: DB, principal: CurrentUser) -> 
 
 @router.get("/app/workspaces/{workspaceId}")
 async def workspace_home(request: Request, ctx: WorkspaceMember, db: DB, page_: Page) -> Response:
-    """The workspace's projects, and for its team the dashboard."""
-    projects, _headers = await project_service.list_visible(db, ctx, page_)
-    dashboard = None if ctx.membership.is_external else await workspace_service.dashboard(db, ctx)
+    """The workspace's projects with their open and overdue items, and for its team the
+    dashboard."""
+    home = await workspace_service.home(db, ctx, page_)
     return page(
         request,
         "workspaces/home.html",
         await shell(request, db, ctx),
-        projects=projects,
-        dashboard=dashboard,
+        home=home,
         may_create=ctx.can(Permission.PROJECT_CREATE),
     )
 

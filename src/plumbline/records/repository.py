@@ -23,15 +23,19 @@ async def rows_by_id(db: AsyncSession, fields: Fields, ids: Sequence[str]) -> Ro
     return (await db.execute(query)).all()
 
 
-async def assignable(
-    db: AsyncSession, ctx: ProjectContext, user_ids: Sequence[str]
-) -> dict[str, bool]:
-    """Of ``user_ids``, those who may be given a record of the project, each with whether they
-    are internal: members who can see the project (not restricted away from it, or named on it)
-    and its CONTRACTOR and SUBCONTRACTOR collaborators."""
-    if not user_ids:
-        return {}
-    rows = await db.execute(
+def _may_take(external: bool, restricted: bool, named: Any, role: str | None) -> bool | None:
+    """Whether a member may be given a record of the project (True internal, False external),
+    or None when they may not: members who can see the project (not restricted away from it,
+    or named on it) and its CONTRACTOR and SUBCONTRACTOR collaborators."""
+    if not external and (named is not None or not restricted):
+        return True
+    if external and named is not None and role in CONTRIBUTORS:
+        return False
+    return None
+
+
+def _members(ctx: ProjectContext) -> Any:
+    return (
         select(
             Membership.user_id,
             Membership.is_external,
@@ -39,40 +43,6 @@ async def assignable(
             ProjectMember.id,
             ProjectMember.project_role,
         )
-        .outerjoin(
-            ProjectMember,
-            and_(
-                ProjectMember.project_id == ctx.project.id,
-                ProjectMember.user_id == Membership.user_id,
-            ),
-        )
-        .where(Membership.workspace_id == ctx.workspace.id, Membership.user_id.in_(user_ids))
-    )
-    found: dict[str, bool] = {}
-    for user_id, external, restricted, named, role in rows.tuples():
-        if _may_take(external, restricted, named, role):
-            found[user_id] = not external
-    return found
-
-
-def _may_take(external: bool, restricted: bool, named: str | None, role: str | None) -> bool:
-    if not external:
-        return named is not None or not restricted
-    return named is not None and role in CONTRIBUTORS
-
-
-async def assignees(db: AsyncSession, ctx: ProjectContext) -> list[tuple[str, str]]:
-    """Everyone ``assignable`` on the project, as (user id, name), by name: one query."""
-    rows = await db.execute(
-        select(
-            Membership.user_id,
-            Membership.is_external,
-            Membership.restricted,
-            ProjectMember.id,
-            ProjectMember.project_role,
-            User.name,
-        )
-        .join(User, User.id == Membership.user_id)
         .outerjoin(
             ProjectMember,
             and_(
@@ -81,12 +51,34 @@ async def assignees(db: AsyncSession, ctx: ProjectContext) -> list[tuple[str, st
             ),
         )
         .where(Membership.workspace_id == ctx.workspace.id)
-        .order_by(User.name, Membership.user_id)
     )
+
+
+async def assignable(
+    db: AsyncSession, ctx: ProjectContext, user_ids: Sequence[str]
+) -> dict[str, bool]:
+    """Of ``user_ids``, those who may be given a record of the project (``_may_take``), each
+    with whether they are internal."""
+    if not user_ids:
+        return {}
+    rows = await db.execute(_members(ctx).where(Membership.user_id.in_(user_ids)))
+    found: dict[str, bool] = {}
+    for user_id, external, restricted, named, role in rows.tuples():
+        internal = _may_take(external, restricted, named, role)
+        if internal is not None:
+            found[user_id] = internal
+    return found
+
+
+async def assignable_people(db: AsyncSession, ctx: ProjectContext) -> list[tuple[str, str]]:
+    """Everyone who may be given a record of the project, as (user id, name) by name: one
+    query (the choices of an assignee field)."""
+    query = _members(ctx).add_columns(User.name).join(User, User.id == Membership.user_id)
+    rows = (await db.execute(query.order_by(User.name, User.id))).tuples()
     return [
         (user_id, name)
-        for user_id, external, restricted, named, role, name in rows.tuples()
-        if _may_take(external, restricted, named, role)
+        for user_id, external, restricted, named, role, name in rows
+        if _may_take(external, restricted, named, role) is not None
     ]
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import case, delete, func, or_, select
+from sqlalchemy import case, delete, func, literal, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.db import Base
@@ -49,6 +50,38 @@ async def issues_by_status(db: AsyncSession, workspace_id: str) -> dict[str, int
         .group_by(Issue.status)
     )
     return {str(status): int(count) for status, count in rows.tuples()}
+
+
+OpenStatuses = tuple[tuple[Any, tuple[str, ...]], ...]  # (record model, its open statuses)
+
+
+async def open_items_by_project(
+    db: AsyncSession, workspace_id: str, project_ids: list[str], today: date, open_: OpenStatuses
+) -> dict[str, tuple[int, int]]:
+    """Per project: (open, overdue) records of the tables in ``open_`` (issues, RFIs, punch
+    items), live ones only: one grouped statement whatever the number of projects."""
+    if not project_ids:
+        return {}
+    parts = [
+        select(
+            model.project_id.label("project_id"),
+            literal(1).label("open"),
+            case((model.due_date < today, 1), else_=0).label("overdue"),
+        ).where(
+            model.workspace_id == workspace_id,
+            model.project_id.in_(project_ids),
+            model.deleted_at.is_(None),
+            model.status.in_(statuses),
+        )
+        for model, statuses in open_
+    ]
+    records = union_all(*parts).subquery()
+    rows = await db.execute(
+        select(
+            records.c.project_id, func.sum(records.c.open), func.sum(records.c.overdue)
+        ).group_by(records.c.project_id)
+    )
+    return {str(pid): (int(n), int(late or 0)) for pid, n, late in rows.tuples()}
 
 
 async def member_counts(db: AsyncSession, workspace_id: str) -> tuple[int, int]:

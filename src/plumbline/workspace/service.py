@@ -15,11 +15,18 @@ from plumbline.auth.principal import Principal
 from plumbline.authz.permissions import Role
 from plumbline.authz.plans import TRIAL_DAYS, seat_limit, storage_quota
 from plumbline.authz.workspace import WorkspaceContext
-from plumbline.dashboard.service import ISSUE_STATUSES
+from plumbline.dashboard.service import (
+    ISSUE_OPEN,
+    ISSUE_STATUSES,
+    PUNCH_OPEN,
+    RFI_OPEN,
+)
 from plumbline.errors import Forbidden, InvalidField
 from plumbline.file.branding import logo_url
 from plumbline.kit import clock
-from plumbline.models import Membership, Workspace
+from plumbline.kit.pagination import PageParams
+from plumbline.models import Issue, Membership, PunchItem, Rfi, Workspace
+from plumbline.project.service import project as project_service
 from plumbline.snapshots import tracked
 from plumbline.workspace import repository
 from plumbline.workspace.errors import SlugTaken
@@ -28,6 +35,9 @@ from plumbline.workspace.schemas import WorkspaceCreate, WorkspaceUpdate
 RESTORE_WINDOW = timedelta(days=30)
 ACTIVITY_DAYS = 14
 SLUG_BASE_LENGTH = 60
+# Stages of a project no longer worked on: the workspace home lists them apart.
+INACTIVE_STAGES = ("Completed", "On Hold")
+OPEN_RECORDS = ((Issue, ISSUE_OPEN), (Rfi, RFI_OPEN), (PunchItem, PUNCH_OPEN))
 
 PurgeHook = Callable[[AsyncSession, list[str]], Awaitable[None]]
 
@@ -196,6 +206,38 @@ class WorkspaceService:
                 {"day": day.isoformat(), "count": counts.get(i, 0)} for i, day in enumerate(days)
             ],
         }
+
+    async def home(
+        self, db: AsyncSession, ctx: WorkspaceContext, page: PageParams
+    ) -> dict[str, Any]:
+        """The workspace home: the projects the caller sees (active ones, then the completed
+        and on-hold ones apart), each with its open and overdue records (issues, RFIs and punch
+        items; not for externals, whose counts would name records they are not shown), and the
+        dashboard for internal members. A fixed number of statements whatever the projects."""
+        projects, headers = await project_service.list_visible(db, ctx, page)
+        external = ctx.membership.is_external
+        if not external:
+            ids = [p["id"] for p in projects]
+            counts = await repository.open_items_by_project(
+                db, ctx.workspace.id, ids, clock.today(), OPEN_RECORDS
+            )
+            for p in projects:
+                p["openItems"], p["overdueItems"] = counts.get(p["id"], (0, 0))
+        active = [p for p in projects if p["stage"] not in INACTIVE_STAGES]
+        return {
+            "active": active,
+            "inactive": [p for p in projects if p["stage"] in INACTIVE_STAGES],
+            "openItems": sum(p.get("openItems", 0) for p in active),
+            "overdueItems": sum(p.get("overdueItems", 0) for p in active),
+            "next": _next_url(headers),
+            "dashboard": None if external else await self.dashboard(db, ctx),
+        }
+
+
+def _next_url(headers: dict[str, str]) -> str | None:
+    """The next page's URL (this page's, with the cursor) from a list's ``Link`` header."""
+    link = headers.get("Link")
+    return link[1 : link.index(">")] if link else None
 
 
 workspace = WorkspaceService()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -38,6 +40,18 @@ class Brand:
     color: str
     on_color: str
     accent: str
+
+    @property
+    def css(self) -> str:
+        """The one inline ``<style>`` of a page: the brand's colours as custom properties."""
+        return f":root{{--brand:{self.color};--on-brand:{self.on_color};--accent:{self.accent}}}"
+
+    @property
+    def css_hash(self) -> str:
+        """The CSP source that allows exactly :attr:`css` (a hash, not a nonce: the same on
+        every page of the workspace, so a page htmx swaps in keeps matching the policy)."""
+        digest = hashlib.sha256(self.css.encode()).digest()
+        return f"'sha256-{base64.b64encode(digest).decode()}'"
 
     @classmethod
     def of(cls, name: str, workspace_id: str | None, has_logo: bool, color: str | None) -> Brand:

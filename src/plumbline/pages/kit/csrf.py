@@ -12,6 +12,7 @@ from starlette.datastructures import FormData
 
 from plumbline.auth.session import check_origin
 from plumbline.errors import AppError, BadRequest, Forbidden
+from plumbline.pages.kit import i18n
 
 CSRF_COOKIE = "plumbline_csrf"
 CSRF_FIELD = "csrf"
@@ -61,6 +62,7 @@ async def posted(request: Request, *, max_files: int = 0, max_fields: int = 200)
     except Exception:  # python-multipart's refusals of a malformed or oversized form
         raise BadRequest("The form could not be read. Reload the page and try again.") from None
     check_csrf(request, form.get(CSRF_FIELD) or request.headers.get(CSRF_HEADER))
+    i18n.choose(request.cookies.get(i18n.LANGUAGE_COOKIE), request.headers.get("accept-language"))
     return form
 
 

@@ -18,6 +18,7 @@ from plumbline.pages.kit.i18n import gettext as _
 from plumbline.pages.kit.respond import render
 
 SIGN_IN = "/account/sign-in"
+CHECK_INBOX = "/account/check-inbox"
 
 
 def headings() -> dict[int, str]:
@@ -72,8 +73,10 @@ def error_page(error: AppError, request: Request | None = None) -> Response:
     """The refusal as a page with its status and headers (``Retry-After`` of a 429)."""
     status = error.status
     app = request is not None and request.url.path.startswith("/app/")
-    if status == 401 and request is not None and app:
-        to = f"{SIGN_IN}?{urlencode({'next': _back_to(request)})}"
+    unverified = error.code == "EMAIL_NOT_VERIFIED"
+    if request is not None and app and (status == 401 or unverified):
+        # No session: sign in; an address not verified yet: the page that says how (and resends).
+        to = f"{CHECK_INBOX if unverified else SIGN_IN}?{urlencode({'next': _back_to(request)})}"
         if request.headers.get("hx-request"):
             return Response(status_code=200, headers={"HX-Redirect": to})
         return RedirectResponse(to, status_code=303)
@@ -96,7 +99,9 @@ def error_page(error: AppError, request: Request | None = None) -> Response:
             {"type": "http", "method": "GET", "path": "/", "headers": [], "query_string": b""}
         )
     headers = dict(error.headers or {})
-    if request.headers.get("hx-request") and status < 500:
+    boosted = request.headers.get("hx-boosted") == "true"
+    if request.headers.get("hx-request") and not boosted and status < 500:
         # htmx swaps nothing on an error status: the page's own handler shows the message.
+        # A boosted link or form is a navigation: its error page is shown (app.js).
         headers["HX-Reswap"] = "none"
     return render(request, "error.html", status=status, headers=headers, **context)

@@ -29,18 +29,17 @@ def _sentence(message: str) -> str:
 def validate(
     schema: type[M], data: dict[str, Any], required: dict[str, str] | None = None
 ) -> M | Errors:
-    """The body the JSON route would take, or the form's field errors (by field name).
-    ``required``: a field's own message when it is left empty ("Enter a title")."""
+    """The body the JSON route would take, or every field error of the form at once (by field
+    name). ``required``: a field's own message when it is left empty ("Enter a title")."""
     errors = {name: message for name, message in (required or {}).items() if not data.get(name)}
-    if errors:
-        return errors
     try:
-        return schema.model_validate(data)
+        body = schema.model_validate(data)
     except ValidationError as exc:
         for error in exc.errors():
             name = str(error["loc"][0]) if error["loc"] else "form"
             errors.setdefault(name, _sentence(str(error["msg"])))
         return errors
+    return errors or body
 
 
 def field_errors(exc: AppError) -> Errors:

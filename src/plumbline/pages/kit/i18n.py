@@ -12,7 +12,7 @@ import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import date, datetime, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal
 from functools import cache
 from importlib import resources
@@ -57,6 +57,14 @@ def speaking(lang: str) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+def choose(chosen: str | None, accept_language: str | None) -> str:
+    """The request's language for the strings its handler makes before rendering (a form's
+    errors, a flash): set for the rest of the request, which ``render`` then speaks too."""
+    lang = negotiate(chosen, accept_language)
+    _current.set(lang)
+    return lang
 
 
 def gettext(message: str, **variables: object) -> str:
@@ -140,6 +148,8 @@ def format_ago(value: datetime | str | None, now: datetime) -> str:
         return ""
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
+    if value.tzinfo is None:  # SQLite's, stored as UTC
+        value = value.replace(tzinfo=UTC)
     return dates.format_timedelta(value - now, add_direction=True, threshold=1.1, locale=_locale())
 
 

@@ -50,3 +50,25 @@ def project_links(ctx: ProjectContext) -> list[Link]:
             continue
         links.append(Link(area.key, _(area.label), f"{base}/{area.key}", area.icon, area.phone))
     return links
+
+
+def page_for(href: str | None) -> str:
+    """The app's page of a record a notification (or an audit entry) names by its API path
+    (``/projects/{p}/issues/{id}``): the area's page when the area has pages, else the
+    project's home; anything else, the app's door."""
+    parts = (href or "").strip("/").split("/")
+    if len(parts) < 2 or parts[0] != "projects" or not parts[1]:
+        return "/app/"
+    project = f"/app/projects/{parts[1]}"
+    if len(parts) >= 3 and parts[2] in {area.key for area in AREAS}:
+        return "/app/" + "/".join(parts)
+    return project
+
+
+def linkable(href: str | None) -> str | None:
+    """``href`` (an ``/app/projects/{p}/<area>...`` page) when that area has pages, else None:
+    a figure or a line about a record of an area still without pages is shown, not linked."""
+    parts = (href or "").split("?")[0].strip("/").split("/")
+    if len(parts) >= 4 and parts[:2] == ["app", "projects"]:
+        return href if parts[3] in {area.key for area in AREAS} else None
+    return href or None

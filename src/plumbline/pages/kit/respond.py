@@ -8,7 +8,6 @@ the whole page.
 
 from __future__ import annotations
 
-import secrets
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,14 +36,14 @@ def storage_origin() -> str:
     return "https://*.amazonaws.com"
 
 
-def policy(nonce: str) -> str:
-    """Own stylesheets and scripts only, the brand colour's one ``<style>`` by nonce, images of
+def policy(style: str) -> str:
+    """Own stylesheets and scripts only, the brand colour's one ``<style>`` by its hash, images of
     our own (and the storage's presigned URLs), forms posted back to us, never framed."""
     storage = storage_origin()
     return "; ".join(
         (
             "default-src 'none'",
-            f"style-src 'self' 'nonce-{nonce}'",
+            f"style-src 'self' {style}",
             "script-src 'self'",
             f"img-src 'self' data: blob: {storage}".strip(),
             f"connect-src 'self' {storage}".strip(),
@@ -101,7 +100,6 @@ def render(
     """``template`` with ``context`` (``brand=`` a ``Brand``; ``shell=`` the app's layout),
     the CSRF token, the flash messages and the page's headers. ``referrer``: ``no-referrer``
     for a page whose URL is a credential, ``same-origin`` for the app's."""
-    nonce = secrets.token_urlsafe(16)
     token, fresh = csrf_token(request)
     context.setdefault("brand", PLUMBLINE)
     shell = context.get("shell")
@@ -110,7 +108,6 @@ def render(
     flashes = take_flashes(request)
     values = {
         **context,
-        "nonce": nonce,
         "csrf": token,
         "lang": lang,
         "flashes": flashes,
@@ -124,7 +121,7 @@ def render(
         else:
             html = environment().get_template(template).render(**values)
     response = HTMLResponse(html, status_code=status, headers=headers)
-    response.headers["Content-Security-Policy"] = policy(nonce)
+    response.headers["Content-Security-Policy"] = policy(values["brand"].css_hash)
     response.headers["Referrer-Policy"] = referrer
     response.headers["Cache-Control"] = "no-store"
     response.headers["Vary"] = "HX-Request, HX-Target"

@@ -16,8 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import HTMLResponse, Response
 
 from plumbline.auth.principal import Principal
+from plumbline.authz.permissions import Permission
 from plumbline.authz.project import ProjectContext
-from plumbline.authz.workspace import WorkspaceContext
+from plumbline.authz.workspace import WorkspaceContext, named_workspace_access
 from plumbline.identity import repository as identity_repo
 from plumbline.kit import clock
 from plumbline.models import Project, Workspace
@@ -66,10 +67,14 @@ async def shell(
     db: AsyncSession,
     ctx: ProjectContext | WorkspaceContext | Principal,
 ) -> Shell:
-    """The layout's data for the person ``ctx`` names, in the project or workspace it holds."""
+    """The layout's data for the person ``ctx`` names, in the project or workspace it holds;
+    a page of the person's own (notifications, search) shows the workspace they last opened."""
     principal = ctx if isinstance(ctx, Principal) else ctx.principal
     user = principal.require_user()
     workspaces = list(await identity_repo.member_workspaces(db, user.id))
+    last = request.cookies.get(WORKSPACE_COOKIE)
+    if isinstance(ctx, Principal) and any(w.id == last for w in workspaces):
+        ctx = await named_workspace_access(db, principal, last or "", Permission.PROJECT_READ)
     unread = await notification.unread(db, user.id)
     project = ctx.project if isinstance(ctx, ProjectContext) else None
     workspace = None if isinstance(ctx, Principal) else ctx.workspace

@@ -8,7 +8,9 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from plumbline.kit import clock
 from plumbline.pages.kit import i18n
+from plumbline.pages.kit.nav import linkable
 from plumbline.pages.kit.static import static_url
 from plumbline.proposal.document.letter import day, money, number
 
@@ -46,8 +48,10 @@ def environment() -> Environment:
         date=i18n.format_day,
         short_day=i18n.format_short_day,
         moment=i18n.format_moment,
+        ago=lambda value: i18n.format_ago(value, clock.now()),
         amount=i18n.format_number,
         currency=i18n.format_money,
         pairs=pairs,
+        linkable=linkable,
     )
     return env

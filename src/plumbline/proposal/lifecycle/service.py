@@ -29,7 +29,6 @@ from plumbline.mail.tasks import queue
 from plumbline.models import Proposal, ProposalComment, ProposalMessage, ProposalRevision
 from plumbline.proposal import mails
 from plumbline.proposal.auth import load
-from plumbline.proposal.document import pdf
 from plumbline.proposal.drafts.pricing import AUDITED, PRICED
 from plumbline.proposal.lifecycle import repository as flow
 from plumbline.proposal.lifecycle.schemas import (
@@ -58,6 +57,8 @@ def read_of(model: type[BaseModel], row: Sequence[Any]) -> dict[str, Any]:
 
 def pdf_attachment(body: dict[str, Any], project: str, company: str) -> Attachment:
     """The proposal's PDF (``proposal.pdf``, as ``GET .../pdf`` renders it) for the e-mail."""
+    from plumbline.proposal.document import pdf  # fpdf: imported when a PDF is made
+
     document = pdf.render(body, project_name=project, company_name=company)
     return Attachment(pdf.filename(body), "application/pdf", document)
 

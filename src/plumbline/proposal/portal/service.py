@@ -21,7 +21,6 @@ from plumbline.kit.pagination import PageParams
 from plumbline.models import Project, Proposal, ProposalMessage, Workspace
 from plumbline.notification.service import notification
 from plumbline.proposal import status
-from plumbline.proposal.document import pdf
 from plumbline.proposal.drafts import repository as drafts
 from plumbline.proposal.lifecycle import repository as flow
 from plumbline.proposal.lifecycle.schemas import ProposalMessageRead
@@ -86,19 +85,21 @@ class PortalService:
     async def pdf(self, db: AsyncSession, principal: Principal) -> tuple[bytes, str]:
         """The proposal's PDF as the client was sent it, signed once accepted, and its file
         name (the contractor's document: the same render, in a worker thread)."""
+        from plumbline.proposal.document.pdf import filename, render  # fpdf: when it is made
+
         proposal, project, workspace = _rows(principal)
         body = to_read(FIELDS.of(proposal))
         signature = await drafts.signature(db, proposal.id) if body["acceptedAt"] else None
         document = await asyncio.to_thread(
             partial(
-                pdf.render,
+                render,
                 body,
                 project_name=project.name,
                 company_name=workspace.name,
                 signature=signature,
             )
         )
-        return document, pdf.filename(body)
+        return document, filename(body)
 
     async def viewed(self, db: AsyncSession, principal: Principal) -> dict[str, Any]:
         """The first view moves SENT to VIEWED; later views change nothing."""

@@ -68,6 +68,36 @@ document.addEventListener("change", (event) => {
 document.addEventListener("htmx:afterSettle", updateBulk);
 updateBulk();
 
+// A form's refusal is an answer too: 400, 409 and 422 are the form again with each error beside
+// its field, swapped like a success (htmx 2 swaps no 4xx by default). A boosted link or form is
+// a navigation: its refusal is the page to show (the form again, the 404 page). Any other
+// refusal, or the error page (it says HX-Reswap: none), replaces the page's main content.
+const FORM_ANSWERS = ["400", "409", "422"];
+window.htmx.config.responseHandling = [
+  { code: "204", swap: false },
+  { code: "[23]..", swap: true },
+  { code: `^(${FORM_ANSWERS.join("|")})$`, swap: true, error: false },
+  { code: "[45]..", swap: true, error: true },
+];
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const detail = event.detail;
+  const status = detail.xhr.status;
+  if (status < 400) return;
+  const errorPage = detail.xhr.getResponseHeader("HX-Reswap") === "none";
+  if (detail.boosted && !errorPage) {
+    detail.shouldSwap = true;
+    detail.isError = false;
+    return;
+  }
+  if (FORM_ANSWERS.includes(String(status)) && !errorPage) return;
+  const main = document.getElementById("main");
+  detail.shouldSwap = true;
+  detail.isError = true;
+  detail.target = main || document.body;
+  detail.swapOverride = main ? "outerHTML" : "innerHTML";
+  detail.selectOverride = main ? "#main" : null;
+});
+
 // A flash message is read, then fades from the layout on the next navigation.
 document.addEventListener("htmx:beforeSwap", () => {
   for (const f of document.querySelectorAll(".flash")) f.remove();

@@ -1,4 +1,5 @@
-// Live updates: the project's events over one stream per tab (EventSource on #live[data-url]).
+// Live updates: one stream per tab (EventSource on #live[data-url]): the person's new
+// notifications (the bell) and, in a project, the project's events.
 // A list (or record) marked data-live-kind counts the changes to its kind of record and offers
 // "N changes — show" rather than moving rows under the person's finger.
 let source = null;
@@ -50,6 +51,10 @@ const connect = () => {
     if (data.by && data.by === me()) return;  // one's own change
     waiting += 1;
     show();
+  });
+  // A notification for this person: the bell is asked for again (its count, read aloud).
+  source.addEventListener("notification", () => {
+    window.htmx?.ajax("GET", "/app/notifications/bell", { target: "#bell", swap: "outerHTML" });
   });
   source.onerror = () => {
     // The browser reconnects by itself; a closed stream (signed out, server gone) is let go.

@@ -1,160 +1,85 @@
-// Photos of a form that creates a record (form[data-upload-after]): the files are checked
-// before anything is sent (images, size, count), the form is sent, and once the record exists
-// each photo goes through the presigned sequence (presign, PUT to storage with a progress bar,
-// complete); then the record's page opens. Without photos the form is sent as usual.
+// Photos of a record through the JSON upload routes: presign -> PUT to storage (a progress bar)
+// -> complete, then the photos' part of the page again. The type and size are checked here
+// against the limits the service uses (data-types, data-max-bytes); the server refuses again.
+// Markup: <div data-upload data-presign data-complete data-refresh ...> with an <input
+// type=file>, a <progress> and a status line; hidden until this module runs.
 const token = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
-const IMAGE = /\.(jpe?g|png|webp|heic|heif)$/i;
 
-const typeOf = (file) => file.type || (/\.hei[cf]$/i.test(file.name) ? "image/heic" : "");
-
-// What is wrong with the chosen files, said before upload (the server refuses it after, too).
-const problems = (input) => {
-  const files = [...input.files];
-  const found = [];
-  if (files.length > Number(input.dataset.maxCount || 12)) found.push(input.dataset.tooMany);
-  for (const file of files) {
-    if (!typeOf(file).startsWith("image/") && !IMAGE.test(file.name)) {
-      found.push(input.dataset.notImage.replace("%s", file.name));
-    } else if (file.size > Number(input.dataset.maxBytes || 15728640)) {
-      found.push(input.dataset.tooBig.replace("%s", file.name));
-    }
-  }
-  return found;
+const say = (box, text, error = false) => {
+  const line = box.querySelector(".upload-status");
+  line.textContent = text;
+  line.classList.toggle("error-text", error);
 };
-
-const status = (form, text, bad = false) => {
-  const out = form.querySelector(".photo-status");
-  if (!out) return;
-  out.textContent = text;
-  out.classList.toggle("bad", bad);
-};
-
-const queue = (form, input) => {
-  const list = form.querySelector("[data-photo-queue]");
-  if (!list) return [];
-  list.replaceChildren();
-  return [...input.files].map((file) => {
-    const li = document.createElement("li");
-    const img = document.createElement("img");
-    img.alt = "";
-    img.src = URL.createObjectURL(file);
-    const name = document.createElement("span");
-    name.textContent = file.name;
-    const bar = document.createElement("progress");
-    bar.max = 100;
-    bar.value = 0;
-    bar.setAttribute("aria-label", file.name);
-    li.append(img, name, bar);
-    list.append(li);
-    return bar;
-  });
-};
-
-document.addEventListener("change", (event) => {
-  const input = event.target.closest?.("form[data-upload-after] [data-photos]");
-  if (!input) return;
-  const form = input.form;
-  const found = problems(input);
-  status(form, found.join(" "), found.length > 0);
-  queue(form, input);
-});
 
 const json = async (url, body) => {
-  const response = await fetch(url, {
+  const answer = await fetch(url, {
     method: "POST",
     credentials: "same-origin",
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": token() },
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": token() },
     body: JSON.stringify(body),
   });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error || response.statusText);
+  const data = await answer.json().catch(() => ({}));
+  if (!answer.ok) throw new Error(data.message || answer.statusText || String(answer.status));
   return data;
 };
 
-// The PUT to storage, with its progress (fetch has none for uploads).
-const put = (target, file, bar) => new Promise((resolve, reject) => {
-  const xhr = new XMLHttpRequest();
-  xhr.open(target.method || "PUT", target.uploadUrl);
-  for (const [name, value] of Object.entries(target.headers || {})) xhr.setRequestHeader(name, value);
-  xhr.upload.addEventListener("progress", (e) => { if (e.lengthComputable && bar) bar.value = (e.loaded / e.total) * 100; });
-  xhr.addEventListener("load", () => (xhr.status < 300 ? resolve() : reject(new Error(xhr.statusText || String(xhr.status)))));
-  xhr.addEventListener("error", () => reject(new Error("upload failed")));
-  xhr.send(file);
-});
-
-const upload = async (form, id, input, bars) => {
-  const failed = [];
-  const files = [...input.files];
-  for (const [i, file] of files.entries()) {
-    try {
-      const target = await json(form.dataset.presign.replace("{id}", id), {
-        fileName: file.name, contentType: typeOf(file), sizeBytes: file.size,
-      });
-      await put(target, file, bars[i]);
-      await json(form.dataset.complete.replace("{id}", id), { uploadId: target.uploadId });
-      if (bars[i]) bars[i].value = 100;
-    } catch (error) {
-      failed.push(`${file.name}: ${error.message}`);
-    }
-  }
-  return failed;
-};
-
-// The form came back with its errors: show them, keeping the chosen photos.
-const showErrors = (form, html) => {
-  const page = new DOMParser().parseFromString(html, "text/html");
-  const fresh = page.querySelector(".form-page");
-  const input = form.querySelector("[data-photos]");
-  const queueList = form.querySelector("[data-photo-queue]");
-  const section = form.closest(".form-page");
-  if (!fresh || !section) { document.documentElement.innerHTML = page.documentElement.innerHTML; return; }
-  fresh.querySelector("[data-photos]")?.replaceWith(input);
-  fresh.querySelector("[data-photo-queue]")?.replaceWith(queueList);
-  section.replaceWith(fresh);
-  (fresh.querySelector("[autofocus]") || fresh.querySelector(".summary"))?.focus();
-};
-
-document.addEventListener("submit", async (event) => {
-  const form = event.target;
-  if (!(form instanceof HTMLFormElement) || !form.matches("[data-upload-after]")) return;
-  const input = form.querySelector("[data-photos]");
-  if (!input || input.files.length === 0) return;  // sent as usual
-  // Before htmx's boost sees it: this form is sent here.
-  event.preventDefault();
-  event.stopImmediatePropagation();
-  const found = problems(input);
-  if (found.length) { status(form, found.join(" "), true); input.focus(); return; }
-  if (form.dataset.sending === "1") return;
-  form.dataset.sending = "1";
-  const button = form.querySelector("button[type=submit]");
-  button?.setAttribute("aria-disabled", "true");
-  try {
-    const response = await fetch(form.action, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { Accept: "application/json" },
-      body: new URLSearchParams(new FormData(form)),
+const put = (target, file, progress) =>
+  new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(target.method || "PUT", target.uploadUrl);
+    for (const [name, value] of Object.entries(target.headers || {})) xhr.setRequestHeader(name, value);
+    xhr.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) progress.value = Math.round((event.loaded / event.total) * 100);
     });
-    if (!response.ok || !(response.headers.get("content-type") || "").includes("json")) {
-      showErrors(form, await response.text());
-      return;
-    }
-    const made = await response.json();
-    const bars = queue(form, input);
-    status(form, form.dataset.uploading || "…");
-    const failed = await upload(form, made.id, input, bars);
-    if (failed.length) {
-      status(form, failed.join(" "), true);
-      const link = document.createElement("a");
-      link.href = made.url;
-      link.className = "button";
-      link.textContent = form.dataset.open || "Open the issue";
-      form.querySelector(".form-actions").replaceChildren(link);
-      return;
-    }
-    window.location.assign(made.url);
+    xhr.addEventListener("load", () =>
+      xhr.status < 300 ? resolve() : reject(new Error(xhr.statusText || String(xhr.status))));
+    xhr.addEventListener("error", () => reject(new Error("network error")));
+    xhr.send(file);
+  });
+
+const sha256 = async (file) => {
+  if (!crypto.subtle) return undefined;
+  const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+};
+
+const upload = async (box, file) => {
+  const types = (box.dataset.types || "").split(",").filter(Boolean);
+  const named = (text) => text.replace("%name", file.name);
+  if (types.length && !types.includes(file.type)) return say(box, named(box.dataset.wrongType), true);
+  if (file.size > Number(box.dataset.maxBytes)) return say(box, named(box.dataset.tooBig), true);
+  const progress = box.querySelector("progress");
+  const input = box.querySelector("input[type=file]");
+  input.disabled = true;
+  progress.hidden = false;
+  progress.value = 0;
+  say(box, file.name);
+  try {
+    const target = await json(box.dataset.presign, {
+      fileName: file.name, contentType: file.type, sizeBytes: file.size,
+    });
+    await put(target, file, progress);
+    const digest = await sha256(file);
+    await json(box.dataset.complete, digest ? { uploadId: target.uploadId, sha256: digest } : { uploadId: target.uploadId });
+    progress.value = 100;
+    say(box, box.dataset.done);
+    window.htmx?.ajax("GET", box.dataset.refresh, { target: "#photos", swap: "outerHTML" });
+  } catch (error) {
+    progress.hidden = true;
+    say(box, (box.dataset.failed || "%reason").replace("%reason", error.message), true);
   } finally {
-    delete form.dataset.sending;
-    button?.removeAttribute("aria-disabled");
+    input.disabled = false;
+    input.value = "";
   }
-}, true);
+};
+
+const ready = () => {
+  for (const box of document.querySelectorAll("[data-upload][hidden]")) box.hidden = false;
+};
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  const box = input.closest?.("[data-upload]");
+  if (box && input.type === "file" && input.files?.length) upload(box, input.files[0]);
+});
+document.addEventListener("htmx:afterSettle", ready);
+ready();
