@@ -1,5 +1,6 @@
 // What every app page does: htmx sends the CSRF token; a form is sent once; menus close on
-// Escape or a click elsewhere; ticked rows show the bulk bar.
+// Escape or a click elsewhere; ticked rows show the bulk bar; a boosted navigation loads the new
+// page's head assets.
 const token = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
 
 document.addEventListener("htmx:configRequest", (event) => {
@@ -100,4 +101,37 @@ document.addEventListener("htmx:beforeSwap", (event) => {
 // A flash message is read, then fades from the layout on the next navigation.
 document.addEventListener("htmx:beforeSwap", () => {
   for (const f of document.querySelectorAll(".flash")) f.remove();
+});
+
+// A boosted navigation swaps the body only: the new page's own stylesheets and scripts (the
+// layout's head block) are added to the head here, each once. A module runs once per URL, so
+// page modules listen on the document and serve every later page that needs them. The page's
+// <style nonce> (its brand colours) is taken out of the answer before anything parses it (its
+// nonce is not this document's: CSP would report it) and its custom properties applied.
+const STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi;
+const brand = (css) => {
+  for (const [, name, value] of css.matchAll(/(--[\w-]+)\s*:\s*([^;}]+)/g)) {
+    document.documentElement.style.setProperty(name, value.trim());
+  }
+};
+const loadHead = (html) => {
+  const head = new DOMParser().parseFromString(html, "text/html").head;
+  for (const el of head.querySelectorAll('link[rel="stylesheet"][href], script[src]')) {
+    const tag = el.tagName.toLowerCase();
+    const attr = tag === "link" ? "href" : "src";
+    const url = el.getAttribute(attr);
+    if ([...document.head.querySelectorAll(tag)].some((x) => x.getAttribute(attr) === url)) continue;
+    const copy = document.createElement(tag);
+    for (const a of el.attributes) copy.setAttribute(a.name, a.value);
+    document.head.append(copy);
+  }
+};
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const html = event.detail.serverResponse;
+  if (!event.detail.boosted || typeof html !== "string" || !/<head[\s>]/i.test(html)) return;
+  const styles = [...html.matchAll(STYLE)].map((m) => m[1]);
+  const bare = html.replace(STYLE, "");
+  loadHead(bare);
+  styles.forEach(brand);
+  event.detail.serverResponse = bare;
 });
