@@ -105,16 +105,10 @@ document.addEventListener("htmx:beforeSwap", () => {
 
 // A boosted navigation swaps the body only: the new page's own stylesheets and scripts (the
 // layout's head block) are added to the head here, each once. A module runs once per URL, so
-// page modules listen on the document and serve every later page that needs them. The page's
-// <style nonce> (its brand colours) is taken out of the answer before anything parses it (its
-// nonce is not this document's: CSP would report it) and its custom properties applied.
-const STYLE = /<style\b[^>]*>([\s\S]*?)<\/style>/gi;
-const brand = (css) => {
-  for (const [, name, value] of css.matchAll(/(--[\w-]+)\s*:\s*([^;}]+)/g)) {
-    document.documentElement.style.setProperty(name, value.trim());
-  }
-};
+// page modules listen on the document and serve every later page that needs them. (The one
+// inline <style>, the brand's colours, is allowed by its hash: the same on every page.)
 const loadHead = (html) => {
+  if (typeof html !== "string" || !/<head[\s>]/i.test(html)) return;
   const head = new DOMParser().parseFromString(html, "text/html").head;
   for (const el of head.querySelectorAll('link[rel="stylesheet"][href], script[src]')) {
     const tag = el.tagName.toLowerCase();
@@ -127,11 +121,6 @@ const loadHead = (html) => {
   }
 };
 document.addEventListener("htmx:beforeSwap", (event) => {
-  const html = event.detail.serverResponse;
-  if (!event.detail.boosted || typeof html !== "string" || !/<head[\s>]/i.test(html)) return;
-  const styles = [...html.matchAll(STYLE)].map((m) => m[1]);
-  const bare = html.replace(STYLE, "");
-  loadHead(bare);
-  styles.forEach(brand);
-  event.detail.serverResponse = bare;
+  if (event.detail.boosted) loadHead(event.detail.serverResponse);
 });
+document.addEventListener("htmx:historyCacheMissLoad", (event) => loadHead(event.detail.response));
