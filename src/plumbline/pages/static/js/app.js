@@ -124,3 +124,14 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   if (event.detail.boosted) loadHead(event.detail.serverResponse);
 });
 document.addEventListener("htmx:historyCacheMissLoad", (event) => loadHead(event.detail.response));
+
+// A filter changed in place (htmx pushed the new URL): the forms that act on "this view" (save
+// the view, bulk "all that match") carry the new query, not the one the page was loaded with.
+document.addEventListener("htmx:pushedIntoHistory", () => {
+  const view = new URLSearchParams(window.location.search);
+  view.delete("cursor");
+  view.delete("view");
+  for (const input of document.querySelectorAll('form input[type="hidden"][name="query"]')) {
+    input.value = view.toString();
+  }
+});
