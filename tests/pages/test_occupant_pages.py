@@ -350,3 +350,17 @@ async def test_a_photo_refused_after_the_request_was_written_takes_it_all_back(
     async with database.sessionmaker() as db:
         used = select(Workspace.storage_used_bytes).where(Workspace.id == world.workspace.id)
         assert (await db.execute(used)).scalar_one() == room
+
+
+async def test_the_language_cookie_chooses_the_pages_language(client: httpx.AsyncClient) -> None:
+    world = await ops_world()
+    link = await make_link(client, world)
+    asked = await client.get(page_url(link["token"]), headers={"Accept-Language": "es"})
+    assert '<html lang="es">' in asked.text  # the browser's language, without a choice
+    client.cookies.set("plumbline_lang", "es")
+    try:
+        chosen = await client.get(page_url(link["token"]), headers={"Accept-Language": "en"})
+    finally:
+        client.cookies.delete("plumbline_lang")
+    assert chosen.status_code == 200 and '<html lang="es">' in chosen.text
+    assert '<html lang="en">' in (await client.get(page_url(link["token"]))).text

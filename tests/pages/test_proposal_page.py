@@ -233,3 +233,14 @@ async def test_a_withdrawn_proposal_says_so(client, world, outbox):
     withdrawn = await client.get(page)
     assert withdrawn.status_code == 404 and "the sender withdrew the proposal" in withdrawn.text
     assert withdrawn.headers["content-type"].startswith("text/html")
+
+
+async def test_the_language_cookie_chooses_the_pages_language(client, world, outbox):
+    page, _, _ = await opened(client, world, outbox)
+    client.cookies.set("plumbline_lang", "es")
+    try:
+        chosen = await client.get(page, headers={"Accept-Language": "en"})
+    finally:
+        client.cookies.delete("plumbline_lang")
+    assert chosen.status_code == 200 and '<html lang="es">' in chosen.text
+    assert '<html lang="en">' in (await client.get(page)).text
