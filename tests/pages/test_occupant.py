@@ -64,9 +64,9 @@ async def test_an_occupant_reports_with_a_photo_and_follows_the_request(
         assert refused.value.status == 400
         page.problems.clear()  # type: ignore[attr-defined]  # the document's own 400, logged
         # The form again: the error tied to the field, what was typed kept.
-        error = page.locator("#photos-error")
+        error = page.locator("#f-photos-error")
         assert "notes.png is not a photo" in error.inner_text()
-        assert "photos-error" in (page.get_attribute("#photos", "aria-describedby") or "")
+        assert "photos-error" in (page.get_attribute("#f-photos", "aria-describedby") or "")
         assert page.get_by_label("In a few words").input_value() == TITLE
         assert page.get_by_label("What happened").input_value() == DESCRIPTION
         shot(page, "occupant-2-form-refused")

@@ -103,7 +103,7 @@ async def test_the_form_names_the_building_and_the_asset(client: httpx.AsyncClie
     assert page.headers["cache-control"] == "no-store"
     assert "plumbline_csrf=" in page.headers["set-cookie"]
     for field in ("title", "description", "location", "name", "email", "photos"):
-        assert f'<label for="{field}">' in page.text and f'id="{field}"' in page.text
+        assert f'<label for="f-{field}">' in page.text and f'id="f-{field}"' in page.text
 
 
 async def test_a_report_with_photos_makes_one_request_and_a_receipt(
@@ -189,12 +189,14 @@ async def test_fields_that_cannot_be_used_come_back_tied_to_the_field(
     for change, field, message in cases:
         page = await send(client, link["token"], form, **change)
         assert page.status_code == 400, (change, page.text)
-        error = re.search(rf'<span class="error-text" id="{field}-error">([^<]*)</span>', page.text)
+        error = re.search(
+            rf'<span class="error-text" id="f-{field}-error">([^<]*)</span>', page.text
+        )
         assert error and message in error.group(1), (change, page.text)
-        control = re.search(rf'<(?:input|textarea) id="{field}"[^>]*>', page.text)
+        control = re.search(rf'<(?:input|textarea) id="f-{field}"[^>]*>', page.text)
         assert control and f"{field}-error" in control.group(0), control
         assert 'aria-invalid="true"' in control.group(0)
-        assert f'<a href="#{field}">' in page.text  # the summary links to the field
+        assert f'<a href="#f-{field}">' in page.text  # the summary links to the field
         assert hidden(page.text, "key") == form["key"]  # the same form, still unsent
     assert await issue_count(world.project.id) == 0 and await requests_of(world) == 0
 
@@ -218,7 +220,7 @@ async def test_photos_that_cannot_be_used_bring_the_form_back_and_nothing_is_wri
     for photos, message in cases:
         page = await send(client, link["token"], form, photos, title=f"Kept {SCRIPT}")
         assert page.status_code == 400, (message, page.text[:500])
-        error = re.search(r'<span class="error-text" id="photos-error">([^<]*)</span>', page.text)
+        error = re.search(r'<span class="error-text" id="f-photos-error">([^<]*)</span>', page.text)
         assert error and message in error.group(1), (message, error)
         assert 'value="Kept &lt;script&gt;alert(1)&lt;/script&gt;"' in page.text
         assert SCRIPT not in page.text
@@ -340,7 +342,7 @@ async def test_a_photo_refused_after_the_request_was_written_takes_it_all_back(
     photos = [("one.png", PNG, "image/png"), ("two.png", PNG, "image/png")]
     page = await send(client, link["token"], form, photos)
     assert page.status_code == 402, page.text
-    assert "storage" in page.text and 'id="photos-error"' in page.text
+    assert "storage" in page.text and 'id="f-photos-error"' in page.text
     assert await issue_count(world.project.id) == 0 and await requests_of(world) == 0
     assert await attachments_of(world) == []
     stored = settings.storage_dir / "ws" / world.workspace.id
@@ -348,3 +350,17 @@ async def test_a_photo_refused_after_the_request_was_written_takes_it_all_back(
     async with database.sessionmaker() as db:
         used = select(Workspace.storage_used_bytes).where(Workspace.id == world.workspace.id)
         assert (await db.execute(used)).scalar_one() == room
+
+
+async def test_the_language_cookie_chooses_the_pages_language(client: httpx.AsyncClient) -> None:
+    world = await ops_world()
+    link = await make_link(client, world)
+    asked = await client.get(page_url(link["token"]), headers={"Accept-Language": "es"})
+    assert '<html lang="es">' in asked.text  # the browser's language, without a choice
+    client.cookies.set("plumbline_lang", "es")
+    try:
+        chosen = await client.get(page_url(link["token"]), headers={"Accept-Language": "en"})
+    finally:
+        client.cookies.delete("plumbline_lang")
+    assert chosen.status_code == 200 and '<html lang="es">' in chosen.text
+    assert '<html lang="en">' in (await client.get(page_url(link["token"]))).text

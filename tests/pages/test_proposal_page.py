@@ -68,10 +68,10 @@ async def test_accept_by_typed_name_alone_then_a_second_accept_changes_nothing(
     page, api, token = await opened(client, world, outbox)
     sent = await client.post(f"{page}/accept", data={"csrf": token, "signerName": "Dana Client"})
     assert sent.status_code == 303
-    assert sent.headers["location"] == f"{page}?done=accepted#answer"
+    assert sent.headers["location"] == f"{page}#answer"  # what it did: a flash message
     after = await client.get(sent.headers["location"])
     assert "Your acceptance is recorded" in after.text
-    signed = "Accepted on 23 Nov 2026, signed by Dana Client. You can download the signed PDF.</p>"
+    signed = "Accepted on Nov 23, 2026, signed by Dana Client. You can download the signed PDF.</p>"
     assert signed in after.text
     assert 'action="' + page + '/accept"' not in after.text  # no answer form any more
     view = await status_of(client, api)
@@ -86,8 +86,8 @@ async def test_a_refused_form_says_which_field_and_keeps_what_was_typed(client, 
     page, api, token = await opened(client, world, outbox)
     blank = await client.post(f"{page}/accept", data={"csrf": token, "signerName": "  "})
     assert blank.status_code == 400
-    assert 'id="accept-signerName" name="signerName" value="" required' in blank.text
-    assert 'aria-describedby="accept-signerName-error" aria-invalid="true"' in blank.text
+    assert '<input id="accept-signerName" name="signerName" type="text" required' in blank.text
+    assert 'aria-invalid="true" aria-describedby="accept-signerName-error"' in blank.text
     assert 'id="accept-signerName-error">Type your full name' in blank.text
     for signature in ("data:image/png;base64,AAAA", "data:text/html;base64,PHNjcmlwdD4=", "x"):
         refused = await client.post(
@@ -233,3 +233,14 @@ async def test_a_withdrawn_proposal_says_so(client, world, outbox):
     withdrawn = await client.get(page)
     assert withdrawn.status_code == 404 and "the sender withdrew the proposal" in withdrawn.text
     assert withdrawn.headers["content-type"].startswith("text/html")
+
+
+async def test_the_language_cookie_chooses_the_pages_language(client, world, outbox):
+    page, _, _ = await opened(client, world, outbox)
+    client.cookies.set("plumbline_lang", "es")
+    try:
+        chosen = await client.get(page, headers={"Accept-Language": "en"})
+    finally:
+        client.cookies.delete("plumbline_lang")
+    assert chosen.status_code == 200 and '<html lang="es">' in chosen.text
+    assert '<html lang="en">' in (await client.get(page)).text

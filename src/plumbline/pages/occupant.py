@@ -23,6 +23,8 @@ from plumbline.occupant.auth import OccupantLinkToken, TrackingToken
 from plumbline.occupant.schemas import OccupantSubmit
 from plumbline.occupant.service import Photo, occupants
 from plumbline.pages.kit import branding, posted, render, text
+from plumbline.pages.kit.i18n import LANGUAGE_COOKIE, choose, format_moment
+from plumbline.pages.kit.i18n import gettext as _
 from plumbline.routing import make_router
 
 router = make_router(tags=["pages"], include_in_schema=False)
@@ -39,18 +41,29 @@ KEY = re.compile(r"[A-Za-z0-9_-]{32,64}")
 MiB = 1024 * 1024
 # The largest reporting form: every photo it may carry, and the text around them.
 FORM_BYTES = PHOTOS.max_count * PHOTOS.max_bytes + MiB
-STATUS = {
-    "OPEN": ("Received", "The team has your request and will look at it soon."),
-    "IN_PROGRESS": ("In progress", "Someone is working on it."),
-    "RESOLVED": ("Resolved", "The team has fixed the problem."),
-    "CLOSED": ("Closed", "This request is closed."),
-}
+
+
+def statuses() -> dict[str, tuple[str, str]]:
+    """Each status as the occupant reads it: its name and what it means, in the page's language."""
+    return {
+        "OPEN": (_("Received"), _("The team has your request and will look at it soon.")),
+        "IN_PROGRESS": (_("In progress"), _("Someone is working on it.")),
+        "RESOLVED": (_("Resolved"), _("The team has fixed the problem.")),
+        "CLOSED": (_("Closed"), _("This request is closed.")),
+    }
+
+
 STEPS = ("OPEN", "IN_PROGRESS", "RESOLVED")
 
 
+def speak(request: Request) -> str:
+    """The page's language for the strings made here before rendering (the kit's choice)."""
+    return choose(request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language"))
+
+
 def when(value: Any) -> str:
-    """An instant as people read it: ``25 Nov 2026, 09:30 UTC``."""
-    return f"{value:%-d %b %Y, %H:%M} UTC"
+    """An instant as people read it, in the page's language (``Nov 25, 2026, 9:30:00 AM UTC``)."""
+    return f"{format_moment(value)} UTC"
 
 
 def _messages(error: ValidationError, values: dict[str, str]) -> dict[str, str]:
@@ -61,13 +74,13 @@ def _messages(error: ValidationError, values: dict[str, str]) -> dict[str, str]:
         field = FIELDS[name]
         limit = (item.get("ctx") or {}).get("max_length")
         if not values.get(field):
-            message = "Please fill this in."
+            message = _("Please fill this in.")
         elif field == "email":
-            message = "Enter an e-mail address, such as name@example.com."
+            message = _("Enter an e-mail address, such as name@example.com.")
         elif item["type"] == "string_too_long" and limit:
-            message = f"Please keep this under {limit} characters."
+            message = _("Please keep this under %(limit)s characters.", limit=limit)
         else:
-            message = "This can't be used: please check it."
+            message = _("This can't be used: please check it.")
         found.setdefault(field, message)
     return found
 
@@ -78,11 +91,11 @@ async def _photos(form: FormData) -> tuple[list[Photo], str | None]:
     files = [f for f in form.getlist("photos") if isinstance(f, UploadFile) and f.filename]
     limit = min(PHOTOS.max_bytes, settings.max_upload_bytes)
     if len(files) > PHOTOS.max_count:
-        return [], f"Choose at most {PHOTOS.max_count} photos."
+        return [], _("Choose at most %(count)s photos.", count=PHOTOS.max_count)
     photos = []
     for upload in files:
         name = upload.filename or "photo"
-        too_large = f"{name} is larger than {limit // MiB} MB."
+        too_large = _("%(name)s is larger than %(size)s MB.", name=name, size=limit // MiB)
         if upload.size is not None and upload.size > limit:
             return [], too_large
         data = await upload.read(limit + 1)
@@ -90,9 +103,9 @@ async def _photos(form: FormData) -> tuple[list[Photo], str | None]:
         if len(data) > limit:
             return [], too_large
         if not data:
-            return [], f"{name} is empty."
+            return [], _("%(name)s is empty.", name=name)
         if kind is None or kind not in (PHOTOS.types or ()):
-            return [], f"{name} is not a photo: JPEG, PNG, WebP or HEIC images only."
+            return [], _("%(name)s is not a photo: JPEG, PNG, WebP or HEIC images only.", name=name)
         photos.append(Photo(name, kind, data))
     return photos, None
 
@@ -107,6 +120,7 @@ async def _form_page(
     *,
     status: int = 200,
 ) -> HTMLResponse:
+    speak(request)
     meta = await occupants.meta(db, principal)
     return render(
         request,
@@ -139,9 +153,9 @@ async def _checked(form: FormData) -> tuple[OccupantSubmit | None, list[Photo], 
         errors = _messages(error, values)
     photos, problem = await _photos(form)
     if problem is not None:
-        errors["photos"] = f"{problem} Please choose the photos again."
+        errors["photos"] = f"{problem} {_('Please choose the photos again.')}"
     elif errors and photos:  # a browser never sends a file input's choice twice
-        errors["photos"] = "Please choose the photos again."
+        errors["photos"] = _("Please choose the photos again.")
     return body, photos, errors
 
 
@@ -150,9 +164,10 @@ async def report(request: Request, principal: OccupantLinkToken, uow: UoW) -> HT
     """Send the form: the request, its photos and the receipt, or the form again with what to
     fix (nothing written). The same form sent twice makes one request (its ``key``)."""
     db, form = uow.session, await posted(request, max_files=PHOTOS.max_count * 4)
+    speak(request)
     key = text(form, "key")
     if not KEY.fullmatch(key):
-        raise BadRequest("This form is out of date. Reload the page and fill it in again.")
+        raise BadRequest(_("This form is out of date. Reload the page and fill it in again."))
     again = await occupants.submitted_with(db, principal, key)
     if again is not None:  # a second click, or the browser sending the form again
         return await _receipt(request, db, principal, again, repeated=True)
@@ -168,7 +183,8 @@ async def report(request: Request, principal: OccupantLinkToken, uow: UoW) -> HT
             raise
         # A photo refused once the request was written (the storage quota): the answer's
         # status rolls the request back, and the form comes again.
-        errors = {"photos": f"{error.message.rstrip('.')}. Please send the form without it."}
+        said = error.message.rstrip(".")
+        errors = {"photos": _("%(said)s. Please send the form without it.", said=said)}
         return await _form_page(request, db, principal, values, errors, key, status=error.status)
     receipt = {
         "title": body.title,
@@ -196,10 +212,12 @@ async def _receipt(
 @router.get("/portal/requests/{token}")
 async def tracked(request: Request, principal: TrackingToken, db: DB) -> HTMLResponse:
     """A request's tracking page: its status and each change since it was reported."""
+    speak(request)
     found = await occupants.track(db, principal)
     grant = principal.require_token()
     status = found["status"]
-    label, explained = STATUS.get(status, (status.replace("_", " ").title(), ""))
+    named = statuses()
+    label, explained = named.get(status, (status.replace("_", " ").title(), ""))
     reached = STEPS.index(status) if status in STEPS else len(STEPS)
     return render(
         request,
@@ -208,11 +226,11 @@ async def tracked(request: Request, principal: TrackingToken, db: DB) -> HTMLRes
         tracked=found,
         label=label,
         explained=explained,
-        steps=[(STATUS[s][0], i < reached, i == reached) for i, s in enumerate(STEPS)],
+        steps=[(named[s][0], i < reached, i == reached) for i, s in enumerate(STEPS)],
         closed=status == "CLOSED",
         submitted=when(found["submittedAt"]),
         updates=[
-            {"at": when(u["at"]), "label": STATUS.get(u["status"], (u["status"], ""))[0]}
+            {"at": when(u["at"]), "label": named.get(u["status"], (u["status"], ""))[0]}
             for u in reversed(found["updates"])
         ],
     )

@@ -20,7 +20,9 @@ from starlette.responses import RedirectResponse, Response
 from plumbline.db import DB
 from plumbline.errors import InvalidTransition, ValidationFailed
 from plumbline.kit.pagination import PageParams
-from plumbline.pages.kit import Brand, posted, render, text
+from plumbline.pages.kit import Brand, flash, posted, render, text
+from plumbline.pages.kit.i18n import LANGUAGE_COOKIE, choose
+from plumbline.pages.kit.i18n import gettext as _
 from plumbline.proposal import status
 from plumbline.proposal.lifecycle.schemas import MessageIn
 from plumbline.proposal.portal.auth import ProposalClient
@@ -30,28 +32,47 @@ from plumbline.routing import make_router, transactional
 
 router = make_router(prefix="/portal/proposals/{token}", tags=["pages"], include_in_schema=False)
 
-REASONS = (
-    ("PRICE_TOO_HIGH", "The price is higher than we expected"),
-    ("TIMING", "The timing does not work for us"),
-    ("SCOPE", "The scope is not what we need"),
-    ("OTHER_COMPANY", "We chose another company"),
-    ("OTHER", "Another reason"),
-)
-DONE = {
-    "accepted": "Thank you. Your acceptance is recorded and the sender has been told.",
-    "declined": "Your answer is recorded and the sender has been told.",
-    "changes": "Your request is on its way. A revised proposal will come in a new e-mail.",
-    "message": "Your message was sent.",
-}
-# What each form's field needs, said as a person would (the schemas hold the rules).
-NEEDS = {
-    "signerName": "Type your full name to sign (up to 200 characters).",
-    "signature": "The drawn signature could not be read. Clear it and draw it again, "
-    "or sign with your typed name alone.",
-    "reason": "Choose the reason that fits best.",
-    "comment": "Say what should change (up to 10,000 characters).",
-    "body": "Write your message (up to 10,000 characters).",
-}
+
+def reasons() -> tuple[tuple[str, str], ...]:
+    """Why a client declines, in the page's language."""
+    return (
+        ("PRICE_TOO_HIGH", _("The price is higher than we expected")),
+        ("TIMING", _("The timing does not work for us")),
+        ("SCOPE", _("The scope is not what we need")),
+        ("OTHER_COMPANY", _("We chose another company")),
+        ("OTHER", _("Another reason")),
+    )
+
+
+def done(name: str) -> str:
+    """What an answer did, said on the page it leads back to."""
+    return {
+        "accept": _("Thank you. Your acceptance is recorded and the sender has been told."),
+        "decline": _("Your answer is recorded and the sender has been told."),
+        "changes": _("Your request is on its way. A revised proposal will come in a new e-mail."),
+        "message": _("Your message was sent."),
+    }[name]
+
+
+def needs(name: str) -> str:
+    """What a form's field needs, said as a person would (the schemas hold the rules)."""
+    return {
+        "signerName": _("Type your full name to sign (up to 200 characters)."),
+        "signature": _(
+            "The drawn signature could not be read. Clear it and draw it again, "
+            "or sign with your typed name alone."
+        ),
+        "reason": _("Choose the reason that fits best."),
+        "comment": _("Say what should change (up to 10,000 characters)."),
+        "body": _("Write your message (up to 10,000 characters)."),
+    }.get(name, _("Check this field."))
+
+
+def speak(request: Request) -> str:
+    """The page's language for the strings made here before rendering (the kit's choice)."""
+    return choose(request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language"))
+
+
 THREAD_SHOWN = 50
 
 
@@ -68,12 +89,11 @@ async def _page(
 ) -> Response:
     """The page in the proposal's current state; after a refused answer, its form open again
     with the values sent and each field's error."""
-    proposal, _, workspace = client.require_token().rows
+    proposal, _grant, workspace = client.require_token().rows
     view = portal.view(client)
     thread, _ = await portal.messages(
         db, client, PageParams(limit=THREAD_SHOWN, after_id=None, request=request)
     )
-    done = request.query_params.get("done")
     return render(
         request,
         "proposal/page.html",
@@ -84,8 +104,7 @@ async def _page(
         answerable=view["status"] in status.LIVE,
         thread_open=view["status"] in status.THREAD_OPEN,
         thread=list(reversed(thread)),
-        reasons=REASONS,
-        done=DONE.get(done) if done else None,
+        reasons=reasons(),
         notice=notice,
         form=form,
         errors=errors or {},
@@ -100,8 +119,8 @@ def _field_errors(error: ValidationError | ValidationFailed) -> dict[str, str]:
         names = [str(e["loc"][0]) for e in error.errors() if e.get("loc")]
     else:
         names = [str(d.get("field", "")) for d in error.details or ()]
-    return {name: NEEDS.get(name, "Check this field.") for name in names} or {
-        "form": error.message if isinstance(error, ValidationFailed) else "Check the form."
+    return {name: needs(name) for name in names} or {
+        "form": error.message if isinstance(error, ValidationFailed) else _("Check the form.")
     }
 
 
@@ -117,6 +136,7 @@ async def _answer(
     """One form posted: its CSRF check, its schema, the service's answer; then the page again
     (303), or the page with the form's errors (400) or saying the proposal was answered (409)."""
     form: FormData = await posted(request)
+    speak(request)
     values = {field: text(form, field) for field in fields}
     try:
         await act(schema.model_validate({k: v for k, v in values.items() if v != ""}))
@@ -126,15 +146,15 @@ async def _answer(
         return await _page(request, db, client, code=400, form=name, errors=errors, values=values)
     except InvalidTransition:
         notice = (
-            "The conversation on this proposal is closed, so the message was not sent."
+            _("The conversation on this proposal is closed, so the message was not sent.")
             if name == "message"
-            else "This proposal was answered already, so nothing was changed."
+            else _("This proposal was answered already, so nothing was changed.")
         )
         return await _page(request, db, client, code=409, notice=notice)
-    done = {"accept": "accepted", "decline": "declined", "changes": "changes"}.get(name, name)
     token = request.path_params["token"]
     anchor = "#messages" if name == "message" else "#answer"
-    return RedirectResponse(f"/portal/proposals/{token}?done={done}{anchor}", status_code=303)
+    redirect = RedirectResponse(f"/portal/proposals/{token}{anchor}", status_code=303)
+    return flash(redirect, done(name))
 
 
 @router.get("")
@@ -142,6 +162,7 @@ async def _answer(
 async def proposal_page(request: Request, client: ProposalClient, db: DB) -> Response:
     """The proposal; the first open counts as the client's view (SENT -> VIEWED)."""
     await portal.viewed(db, client)
+    speak(request)
     return await _page(request, db, client)
 
 
