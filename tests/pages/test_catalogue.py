@@ -8,9 +8,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import httpx
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
+
+from tests.factories import World
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "src" / "plumbline" / "pages"
@@ -80,3 +83,17 @@ def test_spanish_keeps_every_placeholder_and_plural_form() -> None:
             if text and sorted(PLACEHOLDER.findall(text)) != wanted:
                 changed.append(key(m))
     assert changed == [], f"placeholders or markup not kept: {changed}"
+
+
+async def test_the_project_areas_speak_the_page_language(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """The sidebar and bottom bar's labels (built in Python before rendering) follow the cookie."""
+    page = await client.get(
+        f"/app/projects/{world.project.id}",
+        headers={"Cookie": world.member.headers["Cookie"] + "; plumbline_lang=es"},
+    )
+    assert page.status_code == 200 and '<html lang="es">' in page.text
+    bar = page.text.split('class="bottombar"', 1)[1].split("</nav>", 1)[0]
+    assert "<span>Inicio</span>" in bar and "<span>Incidencias</span>" in bar, bar
+    assert "<span>Home</span>" not in page.text and "<span>Issues</span>" not in page.text
