@@ -97,3 +97,15 @@ async def test_the_project_areas_speak_the_page_language(
     bar = page.text.split('class="bottombar"', 1)[1].split("</nav>", 1)[0]
     assert "<span>Inicio</span>" in bar and "<span>Incidencias</span>" in bar, bar
     assert "<span>Home</span>" not in page.text and "<span>Issues</span>" not in page.text
+
+
+async def test_the_issue_list_speaks_spanish_down_to_its_sort_options(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    for path in ("issues", "issues/board"):
+        page = await client.get(
+            f"/app/projects/{world.project.id}/{path}",
+            headers={"Cookie": world.member.headers["Cookie"] + "; plumbline_lang=es"},
+        )
+        assert page.status_code == 200, path
+        assert "Más recientes primero" in page.text and "Newest first" not in page.text, path
