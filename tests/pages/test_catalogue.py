@@ -108,4 +108,4 @@ async def test_the_issue_list_speaks_spanish_down_to_its_sort_options(
             headers={"Cookie": world.member.headers["Cookie"] + "; plumbline_lang=es"},
         )
         assert page.status_code == 200, path
-        assert "Más recientes primero" in page.text and "Newest first" not in page.text, path
+        assert "Las más nuevas" in page.text and "Newest first" not in page.text, path
