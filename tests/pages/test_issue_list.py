@@ -98,7 +98,7 @@ async def test_the_columns_and_the_red_overdue_date(
     for label in ("Status", "Priority", "Assignee", "Kind", "Due"):
         assert f'<th scope="col">{label}</th>' in page
     row = page.split(f'data-id="{late["id"]}"', 1)[1].split("</tr>", 1)[0]
-    assert world.member.user.name in row and 'class="late"' in row and "overdue" in row
+    assert world.member.user.name in row and 'class="due late"' in row and "overdue" in row
     done = page.split("Done late", 1)[1].split("</tr>", 1)[0]
     assert 'class="late"' not in done
     # The fragment htmx asks for: the results alone.
