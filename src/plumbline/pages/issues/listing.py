@@ -76,8 +76,9 @@ async def issue_list(
     request: Request, ctx: ReadIssues, db: DB, filters: Filters, page_: Page, sort: Sort
 ) -> Response:
     """The issues and work orders, filtered and sorted as the URL says; the table alone to htmx."""
+    layout = await shell(request, db, ctx)  # first: it sets the language the sorts speak
     context = await _context(request, db, ctx, filters, page_, sort)
-    return page(request, "issues/list.html", await shell(request, db, ctx), **context)
+    return page(request, "issues/list.html", layout, **context)
 
 
 @router.get("/app/projects/{projectId}/issues/board")
@@ -85,5 +86,6 @@ async def issue_board(
     request: Request, ctx: ReadIssues, db: DB, filters: Filters, page_: Page, sort: Sort
 ) -> Response:
     """The same issues as cards in a column per status; drag (or pick) to change one's status."""
+    layout = await shell(request, db, ctx)  # first: it sets the language the sorts speak
     context = await _context(request, db, ctx, filters, page_, sort)
-    return page(request, "issues/board.html", await shell(request, db, ctx), **context)
+    return page(request, "issues/board.html", layout, **context)

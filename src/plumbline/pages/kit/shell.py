@@ -24,7 +24,7 @@ from plumbline.kit import clock
 from plumbline.models import Project, Workspace
 from plumbline.notification.service import notification
 from plumbline.pages.kit.brand import Brand
-from plumbline.pages.kit.i18n import LANGUAGE_COOKIE
+from plumbline.pages.kit.i18n import LANGUAGE_COOKIE, choose
 from plumbline.pages.kit.nav import Link, project_links
 from plumbline.pages.kit.respond import render
 
@@ -69,6 +69,8 @@ async def shell(
 ) -> Shell:
     """The layout's data for the person ``ctx`` names, in the project or workspace it holds;
     a page of the person's own (notifications, search) shows the workspace they last opened."""
+    # The labels built here (the project's areas) speak the page's language, as render will.
+    choose(request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language"))
     principal = ctx if isinstance(ctx, Principal) else ctx.principal
     user = principal.require_user()
     workspaces = list(await identity_repo.member_workspaces(db, user.id))
