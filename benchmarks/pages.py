@@ -117,7 +117,7 @@ def main() -> None:
             f" ({min(ROWS, 100)} rows, same cookie)",
             page_result,
             json_result,
-            1 / COST_BAR,
+            round(1 / COST_BAR, 2),
             name="issues page",
         )
         cost = json_result.requests_per_second / page_result.requests_per_second
