@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 
 from aiosmtpd.controller import Controller
-from sqlalchemy import event, select, update
+from sqlalchemy import event, insert, select, update
 
 from plumbline.db import database
 from plumbline.kit import clock, crypto
@@ -22,6 +22,7 @@ from plumbline.models import (
     ApiKey,
     AuditLog,
     AuthSession,
+    Issue,
     Job,
     Membership,
     Project,
@@ -378,3 +379,38 @@ class SmtpSink:
         tb: TracebackType | None,
     ) -> None:
         self._controller.stop()
+
+
+async def seed_issues(
+    world: World, count: int, *, start: int = 1000, **values: Any
+) -> list[dict[str, Any]]:
+    """Issues straight into the table (the routes are proven elsewhere): repeated keys (ties),
+    every fifth without a due date, the odd ones assigned to the member, varied statuses,
+    priorities and update times; ``values`` over those."""
+    now = clock.now()
+    today = now.date()
+    rows = [
+        {
+            "id": new_id(),
+            "project_id": world.project.id,
+            "workspace_id": world.workspace.id,
+            "number": start + i,
+            "title": f"Sorted {i}",
+            "status": ("OPEN", "IN_PROGRESS", "RESOLVED")[i % 3],
+            "priority": ("LOW", "MEDIUM", "HIGH", "URGENT")[i % 4],
+            "issue_kind": "CONSTRUCTION",
+            "checklist": [],
+            "due_date": None if i % 5 == 0 else today + timedelta(days=(i % 7) - 3),
+            "assignee_id": world.member.id if i % 2 else None,
+            "created_by": world.manager.id,
+            "created_at": now,
+            "updated_at": now - timedelta(minutes=i % 6),
+            "status_changed_at": now,
+            **values,
+        }
+        for i in range(count)
+    ]
+    async with database.sessionmaker() as db:
+        await db.execute(insert(Issue), rows)
+        await db.commit()
+    return rows

@@ -36,6 +36,8 @@ PAGES: dict[str, Row] = {
     "/app/projects/{projectId}": Row(),
     "/app/projects/{projectId}/more": Row(),
     "/app/projects/{projectId}/issues": Row(),
+    "/app/projects/{projectId}/issues/board": Row(),
+    "/app/projects/{projectId}/issues/new": Row(),
     "/app/projects/{projectId}/issues/{issueId}": Row(),
     # The person's own: anyone signed in opens them (another workspace's person too).
     "/app/notifications": Row(stranger=200),

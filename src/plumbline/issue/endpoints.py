@@ -9,6 +9,7 @@ from plumbline.issue import bulk
 from plumbline.issue.auth import CanCommentIssue, CanReadIssues, CanWriteIssue, CanWriteIssues
 from plumbline.issue.comments import issue_comments
 from plumbline.issue.filters import Filters
+from plumbline.issue.orders import Sort
 from plumbline.issue.photos import reference_photos
 from plumbline.issue.schemas import (
     CommentCreate,
@@ -34,9 +35,11 @@ router = make_router(tags=["issues"], prefix="/projects/{projectId}/issues")
 
 
 @router.get("", response_model=list[IssueRead])
-async def list_issues(ctx: CanReadIssues, db: DB, filters: Filters, page: Page) -> ORJSONResponse:
-    """List the project's issues and work orders, newest first."""
-    return ORJSONResponse.page(await issue_service.list_issues(db, ctx, filters, page))
+async def list_issues(
+    ctx: CanReadIssues, db: DB, filters: Filters, page: Page, sort: Sort
+) -> ORJSONResponse:
+    """List the project's issues and work orders, newest first or in the ``sort`` order."""
+    return ORJSONResponse.page(await issue_service.list_issues(db, ctx, filters, page, sort))
 
 
 @router.post("", response_model=IssueRead)

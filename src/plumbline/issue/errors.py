@@ -1,6 +1,6 @@
 """Errors of the issue domain."""
 
-from plumbline.errors import Conflict, Forbidden, NotFound
+from plumbline.errors import Conflict, Forbidden, InvalidField, NotFound
 
 
 class IssueNotFound(NotFound, message="Issue not found"): ...
@@ -22,3 +22,8 @@ class WorkOrderHasCosts(
     code="WORK_ORDER_HAS_COSTS",
     message="This work order has cost lines: delete them before making it a construction issue",
 ): ...
+
+
+class TooManyAtOnce(InvalidField):
+    def __init__(self, most: int) -> None:
+        super().__init__("ids", f"{most} issues at most at once: narrow the view")

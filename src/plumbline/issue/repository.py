@@ -14,6 +14,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     exists,
+    func,
     insert,
     or_,
     select,
@@ -23,7 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.audit import repository as audit_repo
 from plumbline.issue.filters import IssueFilters
-from plumbline.kit import search
+from plumbline.kit import clock, search
+from plumbline.kit.ordering import Order
 from plumbline.kit.pagination import PageParams
 from plumbline.kit.sequence import next_number
 from plumbline.models import (
@@ -101,6 +103,11 @@ def filtered(vis: Visibility, filters: IssueFilters) -> list[ColumnElement[bool]
         conditions.append(T.issue_kind.in_(filters.issue_kind))
     if filters.assignee_id:
         conditions.append(T.assignee_id == filters.assignee_id)
+    if filters.unassigned:
+        conditions.append(T.assignee_id.is_(None))
+    if filters.overdue:
+        conditions.append(T.due_date < clock.today())
+        conditions.append(T.status.in_(("OPEN", "IN_PROGRESS")))
     if filters.external_id is not None:
         conditions.append(T.external_id == filters.external_id)
     if filters.updated_since is not None:
@@ -120,13 +127,32 @@ HAS_PHOTOS = (
 
 
 async def list_rows(
-    db: AsyncSession, vis: Visibility, filters: IssueFilters, page: PageParams
+    db: AsyncSession,
+    vis: Visibility,
+    filters: IssueFilters,
+    page: PageParams,
+    order: Order | None = None,
 ) -> Sequence[Any]:
-    """Rows of ``FIELDS.columns`` then ``has_photos``; the page applies ``updatedSince``."""
+    """Rows of ``FIELDS.columns`` then ``has_photos``, newest first or in ``order``; the page
+    applies ``updatedSince``."""
     where = filtered(vis, replace(filters, updated_since=None))
-    query = page.apply(select(*FIELDS.columns, HAS_PHOTOS).where(*where), ID)
+    query = page.apply_order(select(*FIELDS.columns, HAS_PHOTOS).where(*where), ID, order)
     query = search.inline(query, filters.q)
     return (await db.execute(query)).all()
+
+
+async def count(db: AsyncSession, vis: Visibility, filters: IssueFilters) -> int:
+    where = filtered(vis, replace(filters, updated_since=None))
+    query = search.inline(select(func.count()).select_from(Issue).where(*where), filters.q)
+    return int((await db.execute(query)).scalar_one())
+
+
+async def matching_ids(
+    db: AsyncSession, vis: Visibility, filters: IssueFilters, most: int
+) -> list[str]:
+    """The ids of the issues the filters match (``most`` + 1 at most: the caller refuses more)."""
+    query = select(T.id).where(*filtered(vis, filters)).order_by(T.id).limit(most + 1)
+    return list((await db.execute(query)).scalars())
 
 
 async def rows_by_id(db: AsyncSession, ids: Sequence[str]) -> Sequence[Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -18,6 +18,7 @@ from plumbline.events.readers import reader
 from plumbline.issue import hooks
 from plumbline.issue import repository as repo
 from plumbline.issue.access import require_entity, require_row, require_shared
+from plumbline.issue.checklist import checklist
 from plumbline.issue.errors import ExternalCannotReassign, ExternalIdTaken, WorkOrderHasCosts
 from plumbline.issue.export import stream_csv
 from plumbline.issue.filters import IssueFilters
@@ -26,9 +27,11 @@ from plumbline.issue.repository import FIELDS
 from plumbline.issue.schemas import COSTED, IssueCreate, IssueUpdate
 from plumbline.kit import clock
 from plumbline.kit.ids import new_id
+from plumbline.kit.ordering import Order
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Issue
 from plumbline.records import Notice, references, soft_delete
+from plumbline.records import repository as records_repo
 from plumbline.records.references import ASSET, FILE, FILE_VERSION, MAINTENANCE_SCHEDULE
 from plumbline.records.repository import file_of_version
 from plumbline.viewer.events import publish_to_version
@@ -64,21 +67,6 @@ DONE = ("RESOLVED", "CLOSED")
 # A new work order's cost totals (om.costs keeps them as its lines change).
 NO_COSTS = dict.fromkeys(("parts", "labour", "other", "total"), "0.00")
 ASSIGNED = Notice("ISSUE_ASSIGNED", "You were assigned issue #{n}: {title}", "issue #{n}", "issues")
-
-
-def checklist(
-    items: Sequence[Mapping[str, Any]], current: Sequence[Mapping[str, Any]] = ()
-) -> list[dict[str, Any]]:
-    """Items as stored: each keeps its id or gets one (create and PATCH validate them alike).
-    An item sent without an id keeps the id of the current item at its place when that one has
-    the same label (and no item sent names it), so a list sent again changes nothing."""
-    named = {item.get("id") for item in items}
-    stored = []
-    for i, item in enumerate(items):
-        same = i < len(current) and current[i].get("label") == item.get("label")
-        kept = current[i].get("id") if same and current[i].get("id") not in named else None
-        stored.append({**item, "id": item.get("id") or kept or new_id()})
-    return stored
 
 
 def _changed(changes: dict[str, Any], column: str, current: str | None) -> str | None:
@@ -148,12 +136,18 @@ async def issues_as_read(db: AsyncSession, ids: Sequence[str]) -> dict[str, dict
 
 class IssueService:
     async def list_issues(
-        self, db: AsyncSession, ctx: ProjectContext, filters: IssueFilters, page: PageParams
+        self,
+        db: AsyncSession,
+        ctx: ProjectContext,
+        filters: IssueFilters,
+        page: PageParams,
+        order: Order | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        """Newest first; one query for the rows and, when some of them have reference photos,
-        one for those photos."""
+        """Newest first, or in ``order``; one query for the rows and, when some of them have
+        reference photos, one for those photos."""
         vis = require_shared(ctx)
-        rows, headers = page.finish(await repo.list_rows(db, vis, filters, page))
+        filters = filters.of_caller(ctx.user_id)
+        rows, headers = page.finish(await repo.list_rows(db, vis, filters, page, order))
         by_issue = await PHOTOS.of(db, [row[0] for row in rows if row[-1]])
         # One shared empty tuple (orjson writes []) rather than a new list per row: fewer
         # objects for the garbage collector on a 1,000-row page.
@@ -161,13 +155,21 @@ class IssueService:
             FIELDS.row(row, referencePhotos=by_issue.get(row[0], NO_PHOTOS)) for row in rows
         ], headers
 
+    async def count(self, db: AsyncSession, ctx: ProjectContext, filters: IssueFilters) -> int:
+        """How many issues the filters match (a list's "all N that match")."""
+        return await repo.count(db, require_shared(ctx), filters.of_caller(ctx.user_id))
+
+    async def assignees(self, db: AsyncSession, ctx: ProjectContext) -> list[tuple[str, str]]:
+        return await records_repo.assignable_people(db, ctx)
+
     def export(
         self, ctx: ProjectContext, filters: IssueFilters
     ) -> tuple[AsyncIterator[bytes], str]:
         """The CSV stream of the list's rows (same filters, whole result) and its file name."""
         vis = require_shared(ctx)
         label = ctx.project.project_number or ctx.project.id
-        return stream_csv(repo.filtered(vis, filters)), f"issues-{label}.csv"
+        conditions = repo.filtered(vis, filters.of_caller(ctx.user_id))
+        return stream_csv(conditions), f"issues-{label}.csv"
 
     async def get(self, db: AsyncSession, ctx: ProjectContext, issue_id: str) -> dict[str, Any]:
         row = await require_row(db, ctx, issue_id)

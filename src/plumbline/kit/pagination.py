@@ -12,6 +12,9 @@ Two orders, one per mode:
   later call: a transaction that stamped its rows earlier may not have committed yet, and a
   reader that passed its stamp would never see it (docs/integrations.md).
 
+A list may offer other orders (``Order``: a column or ranked column, then the id, NULL keys
+last), paged by ``apply_order`` with a signed ``(key, id)`` cursor of that order (``o~...``).
+
 When more rows exist, ``Link: <...>; rel="next"`` carries the next URL.
 """
 
@@ -31,6 +34,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 from plumbline.config import settings
 from plumbline.errors import InvalidField
 from plumbline.kit import clock, crypto
+from plumbline.kit.ordering import ORDER_PREFIX, Order, decode_order_cursor, encode_order_cursor
 from plumbline.kit.schema import Instant
 
 T = TypeVar("T")
@@ -120,8 +124,12 @@ class PageParams:
     after: Position | None = None
     # Rows changed at or after this instant wait for a later call (the settle window).
     horizon: datetime | None = None
+    # A cursor of an ``Order`` (``apply_order`` reads it).
+    ordered: str | None = None
     # The change column's key in the rows, once a query was paged in updatedSince mode.
     _change_key: list[str] = field(default_factory=list, repr=False, compare=False)
+    # The order a query was paged in by ``apply_order``.
+    _order: list[Order] = field(default_factory=list, repr=False, compare=False)
 
     def apply(
         self,
@@ -131,6 +139,8 @@ class PageParams:
     ) -> Select[*Ts]:
         """Page ``query``; in updatedSince mode it must select the change column (``changed``,
         else the table's, see ``change_column``) under its own name."""
+        if self.ordered is not None:
+            raise _invalid("a cursor of another order")
         if self.since is None:
             if self.after_id is not None:
                 query = query.where(id_column < self.after_id)
@@ -141,6 +151,22 @@ class PageParams:
         if self.after is not None:
             query = query.where(_after(column, id_column, self.after.at, self.after.id))
         return query.order_by(column.asc(), id_column.asc()).limit(self._rows())
+
+    def apply_order(
+        self, query: Select[*Ts], id_column: AnyColumn, order: Order | None
+    ) -> Select[*Ts]:
+        """Page ``query`` in ``order`` (None: as ``apply``); it must select ``order.field``."""
+        if order is None:
+            return self.apply(query, id_column)
+        if self.since is not None:
+            raise InvalidField("sort", "cannot be combined with updatedSince")
+        if self.after_id is not None:
+            raise _invalid("a cursor of another order")
+        self._order.append(order)
+        if self.ordered is not None:
+            at, after_id = decode_order_cursor(order, self.ordered)
+            query = query.where(order.after(at, after_id, id_column))
+        return query.order_by(*order.by(id_column)).limit(self._rows())
 
     def _rows(self) -> ColumnElement[int]:
         """The page and its look-ahead row, written into the statement: a plan made without
@@ -175,7 +201,10 @@ class PageParams:
         page = list(rows[: self.limit])
         last = page[-1]
         cursor_id = last_id(last) if callable(last_id) else _row_id(last)
-        if self.since is None:
+        if self._order:
+            order = self._order[-1]
+            cursor = encode_order_cursor(order, order.value(last), cursor_id)
+        elif self.since is None:
             cursor = encode_cursor(cursor_id)
         else:
             if not self._change_key:
@@ -271,6 +300,8 @@ async def page_params(
     cursor: Annotated[str | None, Query(description="Opaque cursor from the Link header")] = None,
 ) -> PageParams:
     if since is None:
+        if cursor is not None and cursor.startswith(ORDER_PREFIX):
+            return PageParams(limit, None, request, ordered=cursor)
         if cursor is not None and "." in cursor:
             raise _invalid("an updatedSince cursor needs its updatedSince")
         return PageParams(limit, decode_cursor(cursor) if cursor else None, request)

@@ -22,6 +22,8 @@ from plumbline.pages import (
     views,
     workspaces,
 )
+from plumbline.pages.issues import actions as issue_actions
+from plumbline.pages.issues import create as issue_create
 from plumbline.pages.issues import listing as issue_listing
 from plumbline.pages.issues import record as issue_record
 from plumbline.pages.kit import static_router
@@ -36,7 +38,10 @@ routers: tuple[APIRouter, ...] = (
     door.router,
     workspaces.router,
     projects.router,
+    # Before the issue page's ``/issues/{issueId}``: ``board`` and ``new`` are not ids.
     issue_listing.router,
+    issue_create.router,
+    issue_actions.router,
     issue_record.router,
     views.router,
     live.router,

@@ -18,7 +18,7 @@ from plumbline.audit.service import audit_change, audit_update, created
 from plumbline.authz.project import ProjectContext
 from plumbline.errors import InvalidField, found
 from plumbline.events.readers import reader
-from plumbline.issue.service import checklist
+from plumbline.issue.checklist import checklist
 from plumbline.kit import clock
 from plumbline.kit.pagination import PageParams
 from plumbline.models import Asset, MaintenanceSchedule

@@ -1,5 +1,6 @@
 // What every app page does: htmx sends the CSRF token; a form is sent once; menus close on
-// Escape or a click elsewhere; ticked rows show the bulk bar.
+// Escape or a click elsewhere; ticked rows show the bulk bar; a boosted navigation loads the new
+// page's head assets.
 const token = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
 
 document.addEventListener("htmx:configRequest", (event) => {
@@ -101,3 +102,25 @@ document.addEventListener("htmx:beforeSwap", (event) => {
 document.addEventListener("htmx:beforeSwap", () => {
   for (const f of document.querySelectorAll(".flash")) f.remove();
 });
+
+// A boosted navigation swaps the body only: the new page's own stylesheets and scripts (the
+// layout's head block) are added to the head here, each once. A module runs once per URL, so
+// page modules listen on the document and serve every later page that needs them. (The one
+// inline <style>, the brand's colours, is allowed by its hash: the same on every page.)
+const loadHead = (html) => {
+  if (typeof html !== "string" || !/<head[\s>]/i.test(html)) return;
+  const head = new DOMParser().parseFromString(html, "text/html").head;
+  for (const el of head.querySelectorAll('link[rel="stylesheet"][href], script[src]')) {
+    const tag = el.tagName.toLowerCase();
+    const attr = tag === "link" ? "href" : "src";
+    const url = el.getAttribute(attr);
+    if ([...document.head.querySelectorAll(tag)].some((x) => x.getAttribute(attr) === url)) continue;
+    const copy = document.createElement(tag);
+    for (const a of el.attributes) copy.setAttribute(a.name, a.value);
+    document.head.append(copy);
+  }
+};
+document.addEventListener("htmx:beforeSwap", (event) => {
+  if (event.detail.boosted) loadHead(event.detail.serverResponse);
+});
+document.addEventListener("htmx:historyCacheMissLoad", (event) => loadHead(event.detail.response));

@@ -28,6 +28,11 @@ document.addEventListener("keydown", (event) => {
       break;
     }
     case "o": current?.querySelector("a")?.click(); break;
+    case "Enter":
+      // Only for the row moved to (or its own link): Enter elsewhere keeps its meaning.
+      if (!current || (event.target !== document.body && !current.contains(event.target))) return;
+      current.querySelector("a")?.click();
+      break;
     case "c": document.querySelector("[data-key=c]")?.click(); break;
     case "?": window.location.assign("/app/help/keys"); break;
     default: return;
