@@ -102,7 +102,9 @@ def main() -> None:
                 assert signed.status_code == 200, signed.text[:300]
                 cookie = client.cookies["auth.session_token"]
                 pages = _pages(client)
-            print(f"Lighthouse (mobile) on the demo at {base}, Chromium {env.get('CHROME_PATH')}")
+            print(
+                f"Lighthouse (mobile) on the demo at {base}, Chromium {os.environ.get('CHROME_PATH', '/usr/bin/chromium')}"
+            )
             print(f"  {'page':16} {'performance':>12} {'accessibility':>14} {'best-practices':>15}")
             for name, path in pages.items():
                 scores = _lighthouse(base + path, cookie, var / f"{name.replace(' ', '-')}.json")
