@@ -33,6 +33,7 @@ BENCHMARKS = (
     "scim",
     "digests",
     "startup",
+    "pages",
 )
 
 
