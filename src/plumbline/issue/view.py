@@ -15,17 +15,14 @@ import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from plumbline.authz.permissions import Permission, ProjectRole
-from plumbline.authz.plans import Feature
-from plumbline.authz.project import ProjectContext, check_access
+from plumbline.authz.project import ProjectContext
 from plumbline.config import settings
-from plumbline.errors import AppError
 from plumbline.issue import repository as repo
 from plumbline.issue.comments import issue_comments
 from plumbline.issue.photos import PHOTOS
-from plumbline.issue.schemas import COSTED, STATUSES
+from plumbline.issue.schemas import STATUSES
 from plumbline.issue.service import issue as issue_service
 from plumbline.kit.pagination import PageParams
-from plumbline.om.costs.service import costs as cost_service
 from plumbline.records.repository import assignable_people
 
 HISTORY = 50  # the latest entries shown
@@ -120,19 +117,6 @@ def may(ctx: ProjectContext, issue: dict[str, Any]) -> dict[str, bool]:
     }
 
 
-async def costs(db: AsyncSession, ctx: ProjectContext, issue: dict[str, Any]) -> Any:
-    """A work order's cost lines as ``/om/work-orders/{id}/costs`` answers them, when the
-    caller may read them there; else None (the issue's totals still show)."""
-    if issue["issueKind"] not in COSTED:
-        return None
-    try:
-        check_access(ctx, scope=None, module="om", feature=Feature.OM, write=False)
-        ctx.require(Permission.OM_WORK)
-        return await cost_service.costs(db, ctx, issue["id"])
-    except AppError:
-        return None
-
-
 async def issue_page(
     db: AsyncSession, ctx: ProjectContext, issue_id: str, page: PageParams
 ) -> dict[str, Any]:
@@ -149,7 +133,6 @@ async def issue_page(
         "history": await history(db, ctx, issue_id),
         "people": people,
         "file_name": await repo.file_name(db, ctx.project.id, file_id) if file_id else None,
-        "costs": await costs(db, ctx, issue),
         "may": allowed,
         "transitions": transitions(issue["status"]) if allowed["write"] else [],
         "assignee_name": await _assignee(db, issue, people),

@@ -20,6 +20,7 @@ from plumbline.issue.schemas import CommentCreate, IssueUpdate
 from plumbline.issue.service import issue as issue_service
 from plumbline.issue.view import EDITABLE, issue_page
 from plumbline.kit.pagination import Page, PageParams
+from plumbline.om.costs import shown as work_order_costs
 from plumbline.pages.kit import flash, posted, text
 from plumbline.pages.kit.forms import Errors, field_errors, required, submission, validate
 from plumbline.pages.kit.i18n import gettext as _
@@ -54,6 +55,7 @@ async def _page(
     **context: Any,
 ) -> Response:
     view = await issue_page(db, ctx, issue_id, page_)
+    view["costs"] = await work_order_costs.shown(db, ctx, view["issue"])
     issues = f"/app/projects/{ctx.project.id}/issues"
     crumbs = [(_("Issues"), issues), (f"#{view['issue']['number']}", None)]
     context.setdefault("errors", {})
