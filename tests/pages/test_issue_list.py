@@ -100,7 +100,7 @@ async def test_the_columns_and_the_red_overdue_date(
     row = page.split(f'data-id="{late["id"]}"', 1)[1].split("</tr>", 1)[0]
     assert world.member.user.name in row and 'class="due late"' in row and "overdue" in row
     done = page.split("Done late", 1)[1].split("</tr>", 1)[0]
-    assert 'due late' not in done and 'class="due"' in done
+    assert "due late" not in done and 'class="due"' in done
     # The fragment htmx asks for: the results alone.
     fragment = await client.get(
         issues(world),
